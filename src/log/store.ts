@@ -1,0 +1,190 @@
+import { BlobStore } from "./blobs";
+import { canonical } from "./canonical";
+import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
+import { GENESIS_DIGEST, chainDigest } from "./hash";
+import type { SqlLike } from "../storage";
+
+/** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
+export const INLINE_EVENT_LIMIT = 512 * 1024;
+
+export type Head = { highWater: number; headDigest: string };
+
+type EventRow = { seq: number; body: string; digest: string };
+
+/** Serves a stored row as the event's JSON text: the canonical body with its digest added. */
+export function serializeRow(row: { body: string; digest: string }): string {
+  return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
+}
+
+function parseRow(row: EventRow): Event {
+  const event = JSON.parse(row.body) as Event;
+  event.digest = row.digest;
+  return event;
+}
+
+/**
+ * The session's append-only, hash-chained event log in Durable Object SQLite.
+ * Every append reads the head, computes seq and digest and inserts in one
+ * synchronous block: no await in between, so two appends can never fork the chain.
+ */
+export class EventStore {
+  #head: Head | null = null;
+  readonly blobs: BlobStore;
+
+  constructor(
+    private readonly sql: SqlLike,
+    private readonly sessionId: string,
+    private readonly transactionSync: <T>(fn: () => T) => T,
+  ) {
+    this.blobs = new BlobStore(sql);
+  }
+
+  head(): Head {
+    if (this.#head) return this.#head;
+    const row = this.sql
+      .exec<{ seq: number; digest: string }>("SELECT seq, digest FROM events ORDER BY seq DESC LIMIT 1")
+      .toArray()[0];
+    this.#head = row ? { highWater: row.seq, headDigest: row.digest } : { highWater: 0, headDigest: GENESIS_DIGEST };
+    return this.#head;
+  }
+
+  /**
+   * Appends events in one transaction and returns them as committed.
+   * `also` runs inside the same transaction (e.g. a workspace write that the events record).
+   */
+  append(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
+    if (drafts.length === 0) return [];
+    try {
+      return this.transactionSync(() => {
+        let { highWater, headDigest } = this.head();
+        const out: Event[] = [];
+        const at = new Date().toISOString();
+        for (const draft of drafts) {
+          const seq = highWater + 1;
+          const event = this.#externalize({ ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at });
+          const body = canonical(event);
+          const digest = chainDigest(headDigest, body);
+          this.sql.exec(
+            "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            seq,
+            event.turnId ?? null,
+            event.author,
+            event.modelVisibility,
+            eventKind(event),
+            eventCallId(event),
+            body,
+            digest,
+          );
+          highWater = seq;
+          headDigest = digest;
+          out.push({ ...event, digest } as Event);
+        }
+        also?.(out);
+        this.#head = { highWater, headDigest };
+        return out;
+      });
+    } catch (err) {
+      this.#head = null;
+      throw err;
+    }
+  }
+
+  /** Moves payloads out of an event whose canonical JSON is over the inline limit. */
+  #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
+    if (canonical(event).length <= INLINE_EVENT_LIMIT) return event;
+    const e = structuredClone(event);
+    const toBlob = (value: unknown): BlobRef => {
+      const text = typeof value === "string" ? value : canonical(value);
+      const meta = this.blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
+      return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
+    };
+    const c = e.content;
+    if (c?.type === "functionResponse") c.response = toBlob(c.response);
+    else if (c?.type === "functionCall") c.args = toBlob(c.args);
+    else if (c?.type === "text" || c?.type === "thinking") c.text = toBlob(c.text) as unknown as string;
+    const delta = e.actions?.stateDelta;
+    if (delta && canonical(e).length > INLINE_EVENT_LIMIT) {
+      for (const k of Object.keys(delta)) delta[k] = toBlob(delta[k]);
+    }
+    return e;
+  }
+
+  /** Events with seq > after, ascending, at most `limit`. */
+  readAfter(after: number, limit: number): Event[] {
+    return this.sql
+      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+      .toArray()
+      .map(parseRow);
+  }
+
+  /** Serialized events (JSON text as stored) with seq > after, for export and sockets. */
+  readSerializedAfter(after: number, limit: number): { seq: number; json: string }[] {
+    return this.sql
+      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
+      .toArray()
+      .map((r) => ({ seq: r.seq, json: serializeRow(r) }));
+  }
+
+  /** Events from seq `from` (inclusive) through the head: the suffix the run loop projects. */
+  readFrom(from: number): Event[] {
+    return this.sql
+      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq >= ? ORDER BY seq", from)
+      .toArray()
+      .map(parseRow);
+  }
+
+  /** Visible events after `after`: what the model context is built from. */
+  readVisibleAfter(after: number): Event[] {
+    return this.sql
+      .exec<EventRow>(
+        "SELECT seq, body, digest FROM events WHERE seq > ? AND visibility = 'visible' ORDER BY seq",
+        after,
+      )
+      .toArray()
+      .map(parseRow);
+  }
+
+  get(seq: number): Event | null {
+    const row = this.sql.exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq = ?", seq).toArray()[0];
+    return row ? parseRow(row) : null;
+  }
+
+  digestAt(seq: number): string | null {
+    if (seq === 0) return GENESIS_DIGEST;
+    const row = this.sql.exec<{ digest: string }>("SELECT digest FROM events WHERE seq = ?", seq).toArray()[0];
+    return row?.digest ?? null;
+  }
+
+  /** Latest event of a kind, optionally at or after a seq. */
+  latestOfKind(kind: string, fromSeq = 0): Event | null {
+    const row = this.sql
+      .exec<EventRow>(
+        "SELECT seq, body, digest FROM events WHERE kind = ? AND seq >= ? ORDER BY seq DESC LIMIT 1",
+        kind,
+        fromSeq,
+      )
+      .toArray()[0];
+    return row ? parseRow(row) : null;
+  }
+
+  /** Events about one call (functionCall, approval, dispatch, response), in order. */
+  readByCall(callId: string): Event[] {
+    return this.sql
+      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE call_id = ? ORDER BY seq", callId)
+      .toArray()
+      .map(parseRow);
+  }
+
+  /** Raw rows in pages, for verification without holding the whole log in memory. */
+  *scanRows(pageSize = 1000): Generator<{ seq: number; body: string; digest: string }> {
+    let after = 0;
+    for (;;) {
+      const page = this.sql
+        .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, pageSize)
+        .toArray();
+      if (page.length === 0) return;
+      for (const r of page) yield r;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/** The model port: provider-neutral requests in, streamed parts out. Adapters live beside this file. */
+
+export const PROVIDERS = ["openai", "anthropic", "workers-ai", "demo"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export type ModelConfig = {
+  provider: ProviderName;
+  name: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+};
+
+export type AssistantPart =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string; signature?: string }
+  | { type: "tool-call"; callId: string; name: string; args: unknown };
+
+export type ToolResultPart = {
+  type: "tool-result";
+  callId: string;
+  name: string;
+  status: "ok" | "error" | "interrupted" | "rejected";
+  output: unknown;
+};
+
+/** Provider-neutral messages: what `GET /context` shows and what `requestDigest` hashes. */
+export type NeutralMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: AssistantPart[] }
+  | { role: "tool"; content: ToolResultPart[] };
+
+/** A tool as the model sees it: the JSON schema is generated from the tool's zod input schema. */
+export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+
+export type ModelRequest = {
+  model: ModelConfig;
+  /** The first message is the system prompt. */
+  messages: NeutralMessage[];
+  tools: ToolSpec[];
+};
+
+/** What a provider streams back. A tool call arrives complete (arguments already joined). */
+export type ModelPart =
+  | { type: "text-delta"; text: string }
+  | { type: "thinking-delta"; text: string; signature?: string }
+  | { type: "tool-call"; callId: string; name: string; args: unknown }
+  | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number }
+  | { type: "finish"; reason: string };
+
+export interface ModelProvider {
+  readonly name: ProviderName;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelPart>;
+}
+
+/** Where and how to reach a provider (from Worker vars). */
+export type ProviderSettings = {
+  baseUrl?: string;
+  apiKey?: string;
+  /** Injected fetch (tests, failpoints); defaults to the global one. */
+  fetch?: typeof fetch;
+};
+
+/**
+ * A provider failure. `retryable` follows DESIGN §4: 408, 409, 429, 5xx and network
+ * errors are retried by the runtime; other 4xx fail at once.
+ */
+export class ProviderError extends Error {
+  readonly code = "provider_error";
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** DESIGN §4: which HTTP statuses are worth retrying. */
+export function isRetryableStatus(status: number | null): boolean {
+  return status === null || status === 408 || status === 409 || status === 429 || status >= 500;
+}

@@ -1,0 +1,22 @@
+/**
+ * Named crash boundaries (DESIGN §5), off by default. When `HW_FAILPOINT` names a
+ * boundary, the object reports it to `HW_FAILPOINT_URL` (the test harness, which then
+ * kills the whole process group with SIGKILL) and never goes on. The report is an
+ * outgoing fetch, so the output gate holds it until every write before it is durable.
+ */
+export type FailpointId = "F0" | "F1" | "F2" | "F3" | "F4" | "F5" | "F6" | "F7" | "F8" | "F9" | "F10" | "F11";
+
+export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
+
+export function failpointArmed(env: FailpointEnv, id: FailpointId): boolean {
+  return !!env.HW_FAILPOINT && env.HW_FAILPOINT.split(",").includes(id);
+}
+
+export async function failpoint(env: FailpointEnv, id: FailpointId): Promise<void> {
+  if (!failpointArmed(env, id)) return;
+  if (env.HW_FAILPOINT_URL) {
+    await fetch(env.HW_FAILPOINT_URL, { method: "POST", body: id }).catch(() => undefined);
+  }
+  // Hang until the harness kills the process: nothing after this boundary may run.
+  await new Promise<never>(() => {});
+}

@@ -1,0 +1,36 @@
+import type { z } from "zod";
+import type { BlobStore, ToolEffect } from "../log";
+import type { SqlLike } from "../storage";
+
+/** A workspace change a write tool asks for; the runtime applies it in the same transaction as T2. */
+export type FileChange = { path: string; content: string | null };
+
+/** A tool's outcome. `error` is an outcome the model reads (e.g. file not found), not a crash. */
+export type ToolResult = {
+  status: "ok" | "error";
+  response: unknown;
+  fileChanges?: FileChange[];
+};
+
+export type ToolContext = {
+  sessionId: string;
+  callId: string;
+  idempotencyKey: string;
+  signal: AbortSignal;
+  /** The session's SQLite, for reading the workspace (`files`) table. Tools never write it directly. */
+  sql: SqlLike;
+  blobs: BlobStore;
+  /** Parsed `HTTP_TOOL_ALLOWED_HOSTS` patterns. */
+  httpAllowedHosts: string[];
+  fetch: typeof fetch;
+};
+
+export interface ToolDefinition<I = unknown> {
+  name: string;
+  description: string;
+  /** zod schema for the arguments; also the JSON schema the model sees. */
+  input: z.ZodType<I>;
+  /** The effect of this call (http_fetch: read for GET/HEAD, write otherwise). */
+  effect(args: I): ToolEffect;
+  run(args: I, ctx: ToolContext): Promise<ToolResult>;
+}

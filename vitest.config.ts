@@ -1,0 +1,38 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: { name: "unit", include: ["test/unit/**/*.test.ts", "src/**/*.test.ts"], environment: "node" },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                API_TOKENS: "test-token-a,test-token-b",
+                ALLOWED_ORIGINS: "https://console.example",
+                HTTP_TOOL_ALLOWED_HOSTS: "127.0.0.1:*",
+                HW_TEST_MODE: "1",
+              },
+            },
+          }),
+        ],
+        test: { name: "do", include: ["test/do/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          fileParallelism: true,
+        },
+      },
+    ],
+  },
+});
