@@ -1,20 +1,23 @@
-interface Env {
-  SESSIONS: DurableObjectNamespace<import("./worker").SessionObject>;
-  DIRECTORY: DurableObjectNamespace<import("./worker").DirectoryObject>;
-  ASSETS: Fetcher;
-  API_TOKENS?: string;
-  ALLOWED_ORIGINS?: string;
-  MODEL_PROVIDER?: string;
-  MODEL_BASE_URL?: string;
-  MODEL_API_KEY?: string;
-  MODEL_NAME?: string;
-  MODEL_CONTEXT_WINDOW?: string;
-  MODEL_MAX_OUTPUT_TOKENS?: string;
-  HTTP_TOOL_ALLOWED_HOSTS?: string;
-  OFFLOAD_THRESHOLD_BYTES?: string;
-  RATE_LIMIT_PER_MINUTE?: string;
-  /** Test-only: a named failpoint (DESIGN §5) at which the process exits. Off unless set. */
-  HW_FAILPOINT?: string;
-  HW_FAILPOINT_URL?: string;
-  HW_TEST_MODE?: string;
+declare namespace Cloudflare {
+  interface Env {
+    SESSIONS: DurableObjectNamespace<import("./session").SessionObject>;
+    DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
+    ASSETS: Fetcher;
+    API_TOKENS?: string;
+    ALLOWED_ORIGINS?: string;
+    MODEL_PROVIDER?: string;
+    MODEL_BASE_URL?: string;
+    MODEL_API_KEY?: string;
+    MODEL_NAME?: string;
+    MODEL_CONTEXT_WINDOW?: string;
+    MODEL_MAX_OUTPUT_TOKENS?: string;
+    HTTP_TOOL_ALLOWED_HOSTS?: string;
+    OFFLOAD_THRESHOLD_BYTES?: string;
+    RATE_LIMIT_PER_MINUTE?: string;
+    /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */
+    HW_FAILPOINT?: string;
+    HW_FAILPOINT_URL?: string;
+    HW_TEST_MODE?: string;
+  }
 }
+interface Env extends Cloudflare.Env {}

@@ -1,22 +1,9 @@
-import { DurableObject } from "cloudflare:workers";
-import { applyMigrations } from "./storage";
-import { EventStore } from "./log";
+import { createApp } from "./http/app";
 
-export class SessionObject extends DurableObject<Env> {
-  store: EventStore;
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    ctx.storage.transactionSync(() => applyMigrations(ctx.storage.sql));
-    this.store = new EventStore(ctx.storage.sql, "s", (fn) => ctx.storage.transactionSync(fn));
-  }
-  async add(text: string) {
-    return this.store.append([{ author: "user", modelVisibility: "visible", content: { type: "text", text } }]);
-  }
-}
-export class DirectoryObject extends DurableObject<Env> {}
+export { DirectoryObject, SessionObject } from "./session";
+
+const app = createApp();
+
 export default {
-  async fetch(req: Request, env: Env) {
-    const stub = env.SESSIONS.get(env.SESSIONS.idFromName("x"));
-    return Response.json(await stub.add("hi"));
-  },
-};
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,1 @@
+export { computeThreshold, defaultMaxOutputTokens, estimateRequestTokens, MIN_THRESHOLD } from "./budget";

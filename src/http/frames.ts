@@ -1,0 +1,45 @@
+import { z } from "zod";
+
+/** Max UTF-8 bytes of a message text (CONTRACT §2). */
+export const MAX_TEXT_BYTES = 262_144;
+
+const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+
+/** Message text: non-empty, well-formed UTF-16, within the byte limit (413 is decided before this). */
+export const MessageText = z
+  .string()
+  .min(1)
+  .refine((s) => !hasLoneSurrogate(s), "text contains a lone UTF-16 surrogate");
+
+export const IdempotencyKey = z.string().min(1).max(200);
+
+export function utf8Bytes(s: string): number {
+  return new TextEncoder().encode(s).byteLength;
+}
+
+/** Client → server WebSocket frames (CONTRACT §4). */
+export const ClientFrame = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("message"),
+    id: z.string().max(200).optional(),
+    text: MessageText,
+    idempotencyKey: IdempotencyKey.optional(),
+  }),
+  z.strictObject({
+    type: z.literal("approval"),
+    id: z.string().max(200).optional(),
+    requestId: z.string().min(1).max(200),
+    decision: z.enum(["approve", "reject"]),
+    reason: z.string().max(4096).optional(),
+  }),
+  z.strictObject({ type: z.literal("stop"), id: z.string().max(200).optional() }),
+]);
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** A short, readable message from zod issues: `text: expected string`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`)
+    .join("; ");
+}

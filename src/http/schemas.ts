@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { PROVIDERS } from "../model/types";
+import { IdempotencyKey, MessageText } from "./frames";
+
+const ModelOptions = z.strictObject({
+  provider: z.enum(PROVIDERS).optional(),
+  name: z.string().min(1).max(200).optional(),
+  contextWindow: z.number().int().min(1024).max(10_000_000).optional(),
+  maxOutputTokens: z.number().int().min(1).max(1_000_000).optional(),
+});
+
+export const ApprovalRule = z.strictObject({
+  tool: z.string().min(1).max(100),
+  match: z.record(z.string(), z.array(z.string().max(1000)).max(100)).optional(),
+});
+
+export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+
+export const SessionOptions = z.strictObject({
+  title: z.string().max(500).optional(),
+  system: z.string().max(65_536).optional(),
+  model: ModelOptions.optional(),
+  tools: z.array(z.string().min(1).max(100)).max(100).optional(),
+  approvals: z.array(ApprovalRule).max(100).optional(),
+  offloadThresholdBytes: z.number().int().min(256).max(524_288).optional(),
+  locationHint: z.enum(LOCATION_HINTS).optional(),
+});
+export type SessionOptionsInput = z.infer<typeof SessionOptions>;
+
+export const PatchSession = z.strictObject({
+  title: z.string().max(500).nullable().optional(),
+  model: ModelOptions.optional(),
+});
+
+export const PostMessage = z.strictObject({ text: MessageText, idempotencyKey: IdempotencyKey.optional() });
+
+export const Decision = z.strictObject({
+  decision: z.enum(["approve", "reject"]),
+  reason: z.string().max(4096).optional(),
+});
+
+/** A query integer: digits only, within bounds (`?after=1e3` or `?limit=-1` are 400). */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,16}$/, "expected a non-negative integer")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+export const EventsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: queryInt(1, 1000).optional(),
+});
+
+export const ListQuery = z.strictObject({
+  limit: queryInt(1, 100).optional(),
+  before: z.string().max(300).optional(),
+});
+
+export const ArchiveQuery = z.strictObject({
+  offset: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: queryInt(1, 16 * 1024 * 1024).optional(),
+});
+
+export const WsQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  ticket: z.string().min(1).max(300).optional(),
+});
+
+/** Session ids are minted by `newUniqueId()`: 64 lowercase hex characters. */
+export const SESSION_ID = /^[0-9a-f]{64}$/;
+export const SHA256 = /^[0-9a-f]{64}$/;
+export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;

@@ -1,0 +1,233 @@
+/**
+ * The built-in demo model: offline and deterministic, so `npm start` shows a working agent with
+ * no key. Its answer is a pure function of the request; only the pacing of the chunks uses time.
+ */
+import type { AssistantPart, ModelPart, ModelProvider, ModelRequest, NeutralMessage, ToolResultPart } from "./types";
+
+export const DEMO_NOTE_PATH = "notes/task.md";
+export const DEMO_LABEL = "[demo model]";
+
+/** The tools the demo walks through, in order; a tool missing from the request is skipped. */
+const DEMO_TOOL_SEQUENCE = ["write_file", "list_files", "read_file", "search_files"] as const;
+const TEXT_CHUNKS = 6;
+
+/** What the demo model answers next. */
+export type DemoStep =
+  | { kind: "tool-call"; preamble: string; callId: string; name: string; args: Record<string, unknown> }
+  | { kind: "answer"; text: string };
+
+/** Decide the demo's next answer from the conversation alone. */
+export function planDemoStep(request: ModelRequest): DemoStep {
+  const { messages } = request;
+  const lastUserIndex = messages.findLastIndex((m) => m.role === "user");
+  const lastUser = messages[lastUserIndex];
+  const task = lastUser?.role === "user" ? lastUser.content : "";
+
+  if (isSummaryRequest(request)) return { kind: "answer", text: buildSummary(messages) };
+
+  const results = messages.slice(lastUserIndex + 1).flatMap((m) => (m.role === "tool" ? m.content : []));
+  const available = new Set(request.tools.map((t) => t.name));
+  const sequence = DEMO_TOOL_SEQUENCE.filter((name) => available.has(name));
+  const next = sequence[results.length];
+  if (next === undefined) {
+    const turn = messages.slice(lastUserIndex + 1).flatMap((m) => (m.role === "assistant" ? m.content : []));
+    return { kind: "answer", text: buildFinalAnswer(task, results, turn) };
+  }
+
+  const word = pickSearchWord(task);
+  const callId = `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`;
+  switch (next) {
+    case "write_file":
+      return {
+        kind: "tool-call",
+        preamble: `${DEMO_LABEL} I'll start by writing your task to ${DEMO_NOTE_PATH}.`,
+        callId,
+        name: next,
+        args: { path: DEMO_NOTE_PATH, content: buildNote(task) },
+      };
+    case "list_files":
+      return { kind: "tool-call", preamble: "Now let me list the workspace.", callId, name: next, args: {} };
+    case "read_file":
+      return {
+        kind: "tool-call",
+        preamble: `Reading ${DEMO_NOTE_PATH} back.`,
+        callId,
+        name: next,
+        args: { path: DEMO_NOTE_PATH },
+      };
+    case "search_files":
+      return {
+        kind: "tool-call",
+        preamble: `Searching the workspace for "${word}".`,
+        callId,
+        name: next,
+        args: { pattern: word },
+      };
+  }
+}
+
+/** The offline demo provider. `chunkDelayMs` paces the text so the console shows it streaming. */
+export function createDemoProvider(options: { chunkDelayMs?: number } = {}): ModelProvider {
+  const delayMs = options.chunkDelayMs ?? 15;
+  return {
+    name: "demo",
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelPart> {
+      signal.throwIfAborted();
+      const step = planDemoStep(request);
+      const text = step.kind === "answer" ? step.text : step.preamble;
+      for (const chunk of splitIntoChunks(text, step.kind === "answer" ? TEXT_CHUNKS : 2)) {
+        await sleep(delayMs, signal);
+        yield { type: "text-delta", text: chunk };
+      }
+      let outputChars = text.length;
+      if (step.kind === "tool-call") {
+        await sleep(delayMs, signal);
+        outputChars += step.name.length + JSON.stringify(step.args).length;
+        yield { type: "tool-call", callId: step.callId, name: step.name, args: step.args };
+      }
+      signal.throwIfAborted();
+      yield {
+        type: "usage",
+        inputTokens: Math.ceil(JSON.stringify(request).length / 4),
+        outputTokens: Math.ceil(outputChars / 4),
+      };
+      yield { type: "finish", reason: step.kind === "tool-call" ? "tool-calls" : "stop" };
+    },
+  };
+}
+
+/**
+ * A compaction call (CONTRACT §1: it sends no tools or ends with a user message that says
+ * "summary") gets a checkpoint-shaped summary instead of the tool walk.
+ */
+function isSummaryRequest(request: ModelRequest): boolean {
+  const last = request.messages.at(-1);
+  if (last?.role === "user" && /summar/i.test(last.content)) return true;
+  const system = request.messages[0];
+  return request.tools.length === 0 && system?.role === "system" && /summar/i.test(system.content);
+}
+
+function buildSummary(messages: NeutralMessage[]): string {
+  const users = messages.flatMap((m) => (m.role === "user" && !/summar/i.test(m.content) ? [m.content] : []));
+  const calls = messages
+    .flatMap((m) => (m.role === "assistant" ? m.content : []))
+    .filter((p) => p.type === "tool-call");
+  const files = [
+    ...new Set(
+      calls.flatMap((c) => {
+        const path = (c.args as { path?: unknown } | null)?.path;
+        return typeof path === "string" ? [path] : [];
+      }),
+    ),
+  ];
+  const goal = users.at(-1) ?? "(no user request yet)";
+  return [
+    `${DEMO_LABEL} Summary of the conversation so far (written by the built-in demo model).`,
+    "",
+    "## Goal and deliverable",
+    truncate(goal, 300),
+    "",
+    "## Progress and next steps",
+    `${users.length} user message(s) and ${calls.length} tool call(s) so far${calls.length ? `: ${calls.map((c) => c.name).join(", ")}` : ""}. Next: answer the latest request.`,
+    "",
+    "## Constraints, decisions and facts",
+    "The demo model is offline and deterministic; it walks through the workspace tools.",
+    "",
+    "## Open items",
+    "None recorded.",
+    "",
+    "## Key files and event references",
+    files.length ? files.join(", ") : "None.",
+  ].join("\n");
+}
+
+function buildFinalAnswer(task: string, results: ToolResultPart[], turn: AssistantPart[]): string {
+  const argsById = new Map(turn.flatMap((p) => (p.type === "tool-call" ? [[p.callId, p.args] as const] : [])));
+  const lines = [
+    `${DEMO_LABEL} This answer comes from highwater's built-in demo model: offline, deterministic, no API key involved.`,
+    results.length > 0
+      ? "Here is what I did with your message:"
+      : "No workspace tools were available, so I only read your message.",
+    ...results.map((r) => {
+      const outcome = r.status === "ok" ? "ok" : `${r.status}: ${truncate(JSON.stringify(r.output ?? null), 120)}`;
+      return `- ${describeCall(r.name, argsById.get(r.callId))} (${r.name}, ${outcome})`;
+    }),
+    task.trim() === "" ? "There was no task text to work on." : `Your task: "${truncate(task.trim(), 200)}".`,
+    "Set MODEL_BASE_URL and MODEL_API_KEY (or MODEL_PROVIDER) to talk to a real model.",
+  ];
+  return lines.join("\n");
+}
+
+function describeCall(name: string, args: unknown): string {
+  const a = (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+  switch (name) {
+    case "write_file":
+      return `wrote the task to ${String(a.path ?? DEMO_NOTE_PATH)}`;
+    case "list_files":
+      return "listed the workspace";
+    case "read_file":
+      return `read ${String(a.path ?? DEMO_NOTE_PATH)} back`;
+    case "search_files":
+      return `searched the workspace for "${String(a.pattern ?? "")}"`;
+    default:
+      return `called ${name}`;
+  }
+}
+
+function buildNote(task: string): string {
+  return `# Task\n\n${task.trim() || "(empty message)"}\n\n_Written by the highwater demo model._\n`;
+}
+
+/** The longest word of four or more letters (first wins on ties), else "Task", which the note always contains. */
+export function pickSearchWord(task: string): string {
+  let best = "";
+  for (const word of task.match(/[\p{L}\p{N}_]{4,}/gu) ?? []) if (word.length > best.length) best = word;
+  return best || "Task";
+}
+
+function countToolCalls(messages: NeutralMessage[]): number {
+  let count = 0;
+  for (const m of messages) if (m.role === "assistant") for (const p of m.content) if (p.type === "tool-call") count++;
+  return count;
+}
+
+/**
+ * Ids must stay unique for the whole session, also after compaction has dropped earlier calls
+ * from the request, so the count is paired with a hash of the conversation.
+ */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+function splitIntoChunks(text: string, count: number): string[] {
+  const words = text.split(/(?<=\s)/);
+  const size = Math.max(1, Math.ceil(words.length / count));
+  const chunks: string[] = [];
+  for (let i = 0; i < words.length; i += size) chunks.push(words.slice(i, i + size).join(""));
+  return chunks;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

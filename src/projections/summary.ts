@@ -1,0 +1,169 @@
+import type { Event, TokenUsage } from "../log";
+import type { ModelConfig } from "../model/types";
+
+/** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
+export type SessionOptions = {
+  title?: string;
+  system?: string;
+  model?: Partial<ModelConfig>;
+  tools?: string[];
+  approvals?: { tool: string; match?: Record<string, string[]> }[];
+  offloadThresholdBytes?: number;
+  locationHint?: string;
+};
+
+export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
+export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[] };
+export type CloseReason = "completed" | "stopped" | "failed";
+
+export type OpenTurn = {
+  turnId: string;
+  startSeq: number;
+  runId: string;
+  /** The model recorded when the turn opened: a PATCH during the turn does not change it. */
+  model: ModelConfig;
+  lastModelRequestSeq: number | null;
+  /** `throughSeq` of that request: the log prefix it was built from. */
+  lastModelRequestThrough: number | null;
+};
+
+/**
+ * Everything a request or a step needs to know about a session without reading the log:
+ * a fold over the events (`reduceSummary`), stored in `meta` as a cache and rebuildable.
+ */
+export type SessionSummary = {
+  id: string;
+  title: string | null;
+  parentId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  options: SessionOptions;
+  model: ModelConfig;
+  openTurn: OpenTurn | null;
+  lastClose: CloseReason | null;
+  pendingApprovals: PendingApproval[];
+  recoveryNotice: RecoveryNotice | null;
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+  /** The last model request with a reported usage: the budget estimate starts from it. */
+  lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
+  highWater: number;
+  headDigest: string;
+};
+
+export type SessionCreated = {
+  id: string;
+  parentId: string | null;
+  options: SessionOptions;
+  model: ModelConfig;
+};
+
+/** Folds one committed event into the summary. Pure. */
+export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummary | null {
+  const delta = e.actions?.stateDelta;
+  if (!s) {
+    const created = delta?.session as SessionCreated | undefined;
+    if (!created) return null;
+    return {
+      id: e.sessionId,
+      title: created.options.title ?? null,
+      parentId: created.parentId,
+      createdAt: e.at,
+      updatedAt: e.at,
+      options: created.options,
+      model: created.model,
+      openTurn: null,
+      lastClose: null,
+      pendingApprovals: [],
+      recoveryNotice: null,
+      usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 },
+      lastUsage: null,
+      highWater: e.seq,
+      headDigest: e.digest,
+    };
+  }
+  const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
+  const a = e.actions ?? {};
+  if (delta) {
+    if (typeof delta.title === "string" || delta.title === null) next.title = delta.title as string | null;
+    if (delta.model) next.model = delta.model as ModelConfig;
+    if (delta.recoveryNotice) next.recoveryNotice = delta.recoveryNotice as RecoveryNotice;
+    if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
+  }
+  if (e.author === "user" && e.content?.type === "text" && !next.openTurn && e.turnId) {
+    next.openTurn = {
+      turnId: e.turnId,
+      startSeq: e.seq,
+      runId: e.runId ?? "",
+      model: next.model,
+      lastModelRequestSeq: null,
+      lastModelRequestThrough: null,
+    };
+    next.recoveryNotice = null;
+  }
+  if (next.openTurn && e.turnId === next.openTurn.turnId) {
+    if (e.runId && e.runId !== next.openTurn.runId) next.openTurn = { ...next.openTurn, runId: e.runId };
+    if (a.modelRequest)
+      next.openTurn = {
+        ...next.openTurn,
+        lastModelRequestSeq: e.seq,
+        lastModelRequestThrough: a.modelRequest.throughSeq,
+      };
+  }
+  if (a.permissionRequest) next.pendingApprovals = [...next.pendingApprovals, a.permissionRequest];
+  if (a.permissionDecision) {
+    const id = a.permissionDecision.requestId;
+    next.pendingApprovals = next.pendingApprovals.filter((p) => p.requestId !== id);
+  }
+  if (a.tokenUsage) next.usage = addUsage(next.usage, a.tokenUsage);
+  if (a.tokenUsage && next.openTurn?.lastModelRequestSeq) {
+    next.lastUsage = {
+      requestSeq: next.openTurn.lastModelRequestSeq,
+      throughSeq: next.openTurn.lastModelRequestThrough ?? next.openTurn.lastModelRequestSeq - 1,
+      inputTokens: a.tokenUsage.inputTokens,
+    };
+  }
+  if (a.turnClose) {
+    next.openTurn = null;
+    next.lastClose = a.turnClose.reason;
+    next.pendingApprovals = [];
+  }
+  return next;
+}
+
+function addUsage(u: SessionSummary["usage"], t: TokenUsage): SessionSummary["usage"] {
+  return {
+    inputTokens: u.inputTokens + t.inputTokens,
+    outputTokens: u.outputTokens + t.outputTokens,
+    cachedInputTokens: u.cachedInputTokens + (t.cachedInputTokens ?? 0),
+  };
+}
+
+export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";
+
+/** CONTRACT §2 Status, derived from the summary and whether this incarnation owns the open run. */
+export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
+  if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
+  if (s.pendingApprovals.length > 0) return "waiting_approval";
+  if (!ownsRun(s.openTurn.runId)) return "recovering";
+  return "running";
+}
+
+/** The public `Session` shape (CONTRACT §2). */
+export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean) {
+  return {
+    id: s.id,
+    title: s.title,
+    parentId: s.parentId,
+    status: deriveStatus(s, ownsRun),
+    openTurn: s.openTurn !== null,
+    highWater: s.highWater,
+    headDigest: s.headDigest,
+    model: s.model,
+    pendingApprovals: s.pendingApprovals,
+    recoveryNotice: s.recoveryNotice,
+    usage: s.usage,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+export type Session = ReturnType<typeof toSession>;

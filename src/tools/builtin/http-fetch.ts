@@ -1,0 +1,205 @@
+import { z } from "zod";
+import { isUrlAllowed } from "../hosts";
+import type { ToolDefinition, ToolResult } from "../types";
+import { toolError, utf8BoundaryBefore } from "./text";
+
+/** CONTRACT §5: response bodies are capped at 10 MiB; calls time out after 60 s. */
+export const HTTP_MAX_BODY_BYTES = 10 * 1024 * 1024;
+export const HTTP_TIMEOUT_MS = 60_000;
+export const HTTP_MAX_REDIRECTS = 5;
+
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers the fetch layer owns; letting the model set them could misroute the request. */
+const FORBIDDEN_REQUEST_HEADERS = new Set(["host", "content-length", "connection", "transfer-encoding"]);
+/** Credentials are not carried to another origin on a redirect (what browsers do). */
+const CROSS_ORIGIN_DROPPED = new Set(["authorization", "cookie", "proxy-authorization"]);
+
+const HttpFetchInput = z
+  .strictObject({
+    url: z.string().min(1).max(8192).describe("Absolute http(s) URL; its host must be on the allowlist."),
+    method: z
+      .string()
+      .regex(/^[A-Za-z]{1,16}$/)
+      .default("GET")
+      .transform((m) => m.toUpperCase())
+      .pipe(z.enum(HTTP_METHODS))
+      .describe(`HTTP method, one of ${HTTP_METHODS.join(", ")} (default GET).`),
+    headers: z
+      .record(
+        z
+          .string()
+          .max(256)
+          .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "not a valid header name"),
+        z
+          .string()
+          .max(8192)
+          .regex(/^[^\r\n\0]*$/, "header values cannot contain CR, LF or NUL"),
+      )
+      .refine((h) => Object.keys(h).length <= 64, { message: "at most 64 headers" })
+      .optional()
+      .describe("Request headers."),
+    body: z.string().max(1024 * 1024).optional().describe("Request body (text); not allowed with GET or HEAD."),
+  })
+  .superRefine((args, ctx) => {
+    if (args.body !== undefined && (args.method === "GET" || args.method === "HEAD"))
+      ctx.addIssue({ code: "custom", path: ["body"], message: `a ${args.method} request cannot have a body` });
+    for (const name of Object.keys(args.headers ?? {}))
+      if (FORBIDDEN_REQUEST_HEADERS.has(name.toLowerCase()))
+        ctx.addIssue({ code: "custom", path: ["headers", name], message: `header ${name} cannot be set` });
+  });
+
+export type HttpFetchArgs = z.infer<typeof HttpFetchInput>;
+
+export type HttpFetchOptions = { maxBodyBytes?: number; timeoutMs?: number; maxRedirects?: number };
+
+/** http_fetch with injectable limits (tests use small ones); `httpFetchTool` has the contract's. */
+export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinition<HttpFetchArgs> {
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_MAX_BODY_BYTES;
+  const timeoutMs = options.timeoutMs ?? HTTP_TIMEOUT_MS;
+  const maxRedirects = options.maxRedirects ?? HTTP_MAX_REDIRECTS;
+  return {
+    name: "http_fetch",
+    description: `Make an HTTP request to an allowed host. Redirects are followed (at most ${maxRedirects}), each hop checked against the allowlist. Any HTTP answer returns { status, headers, body, truncated, url }; the body is text, cut at ${maxBodyBytes} bytes.`,
+    input: HttpFetchInput,
+    effect: (args) => (args.method === "GET" || args.method === "HEAD" ? "read" : "write"),
+    async run(args, ctx) {
+      const controller = new AbortController();
+      let timedOut = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      // Rejects when the call is stopped or times out, even if the fetch itself ignores its signal.
+      const aborted = new Promise<never>((_, reject) => {
+        const stop = (reason: unknown) => {
+          controller.abort(reason);
+          reject(reason);
+        };
+        timer = setTimeout(() => {
+          timedOut = true;
+          stop(new Error("timeout"));
+        }, timeoutMs);
+        if (ctx.signal.aborted) stop(ctx.signal.reason);
+        else ctx.signal.addEventListener("abort", () => stop(ctx.signal.reason), { once: true });
+      });
+      aborted.catch(() => {});
+      try {
+        return await Promise.race([
+          fetchFollowingRedirects(args, ctx.fetch, ctx.httpAllowedHosts, controller.signal, {
+            maxBodyBytes,
+            maxRedirects,
+          }),
+          aborted,
+        ]);
+      } catch (err) {
+        if (timedOut) return toolError("timeout", `no complete answer within ${timeoutMs / 1000} s`);
+        if (ctx.signal.aborted) return toolError("aborted", "the call was stopped");
+        return toolError("network_error", err instanceof Error ? err.message : String(err));
+      } finally {
+        clearTimeout(timer);
+        if (!controller.signal.aborted) controller.abort(new Error("done"));
+      }
+    },
+  };
+}
+
+export const httpFetchTool = makeHttpFetchTool();
+
+async function fetchFollowingRedirects(
+  args: HttpFetchArgs,
+  fetchFn: typeof fetch,
+  allowed: string[],
+  signal: AbortSignal,
+  limits: { maxBodyBytes: number; maxRedirects: number },
+): Promise<ToolResult> {
+  let url: URL;
+  try {
+    url = new URL(args.url);
+  } catch {
+    return toolError("bad_url", `not an absolute URL: ${args.url}`);
+  }
+  let method: string = args.method;
+  let body: string | undefined = args.body;
+  const headers = new Headers(args.headers ?? {});
+  const redirects: string[] = [];
+  for (let hop = 0; ; hop++) {
+    if (!isUrlAllowed(url, allowed)) {
+      const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
+      return toolError("host_not_allowed", `${url.origin} is not allowed by HTTP_TOOL_ALLOWED_HOSTS${where}`, {
+        url: url.href,
+      });
+    }
+    // Redirects are followed by hand so that every hop is checked before anything is sent to it.
+    const response = await fetchFn(url.href, { method, headers, body, redirect: "manual", signal });
+    const location = response.headers.get("location");
+    if (!REDIRECT_STATUSES.has(response.status) || location === null)
+      return { status: "ok", response: await readAnswer(response, url, limits.maxBodyBytes, signal) };
+    await response.body?.cancel().catch(() => {});
+    if (hop >= limits.maxRedirects)
+      return toolError("too_many_redirects", `more than ${limits.maxRedirects} redirects`, { url: url.href });
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      return toolError("bad_redirect", `unusable Location header: ${location}`, { url: url.href });
+    }
+    // 303, and 301/302 after a POST, continue as GET without a body (as browsers and fetch do).
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+      if (method !== "HEAD") method = "GET";
+      body = undefined;
+      headers.delete("content-type");
+    }
+    if (next.origin !== url.origin) for (const name of CROSS_ORIGIN_DROPPED) headers.delete(name);
+    redirects.push(url.href);
+    url = next;
+  }
+}
+
+async function readAnswer(response: Response, url: URL, maxBodyBytes: number, signal: AbortSignal) {
+  const { bytes, truncated } = await readCapped(response, maxBodyBytes, signal);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return {
+    status: response.status,
+    headers,
+    body: new TextDecoder().decode(bytes),
+    truncated,
+    url: url.href,
+  };
+}
+
+/** Reads at most `cap` bytes of the body, cut back to a UTF-8 boundary when it had to stop early. */
+async function readCapped(response: Response, cap: number, signal: AbortSignal) {
+  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = response.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  const cancel = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      if (signal.aborted) throw signal.reason ?? new Error("aborted");
+      const { done, value } = await reader.read();
+      if (done) break;
+      // Keep a few bytes past the cap so the cut can see whether it splits a character.
+      const keep = Math.min(value.byteLength, cap + 4 - size);
+      parts.push(keep === value.byteLength ? value : value.subarray(0, keep));
+      size += keep;
+      if (size > cap) {
+        truncated = true;
+        await reader.cancel().catch(() => {});
+        break;
+      }
+    }
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return { bytes: truncated ? all.subarray(0, utf8BoundaryBefore(all, cap)) : all, truncated };
+}

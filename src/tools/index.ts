@@ -1,0 +1,29 @@
+export { deleteFileTool, editFileTool, listFilesTool, readFileTool, searchFilesTool, writeFileTool } from "./builtin/files";
+export {
+  HTTP_MAX_BODY_BYTES,
+  HTTP_MAX_REDIRECTS,
+  HTTP_TIMEOUT_MS,
+  type HttpFetchOptions,
+  httpFetchTool,
+  makeHttpFetchTool,
+} from "./builtin/http-fetch";
+export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
+export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
+export { isUrlAllowed, parseAllowedHosts } from "./hosts";
+export { archiveRef, makePlaceholder, type OffloadPlaceholder, PREVIEW_BYTES, serializeToolResponse } from "./offload";
+export { normalizeWorkspaceDir, normalizeWorkspacePath, type PathResult } from "./paths";
+export {
+  type AnyTool,
+  type ApprovalRule,
+  BUILTIN_TOOLS,
+  callNeedsApproval,
+  enabledTools,
+  getTool,
+  parseToolArgs,
+  type ToolArgIssue,
+  type ToolSpec,
+  toolSpecs,
+  validateApprovalRules,
+} from "./registry";
+export type { FileChange, ToolContext, ToolDefinition, ToolResult } from "./types";
+export { applyFileChanges, type FileEntry, type FileRow, listFiles, readFileRow } from "./workspace";

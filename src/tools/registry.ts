@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { deleteFileTool, editFileTool, listFilesTool, readFileTool, searchFilesTool, writeFileTool } from "./builtin/files";
+import { httpFetchTool } from "./builtin/http-fetch";
+import { readArchiveTool } from "./builtin/read-archive";
+import type { ToolDefinition } from "./types";
+
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
+export type AnyTool = ToolDefinition<any>;
+
+/** The built-in tools of CONTRACT §5, by name. */
+export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
+  Object.fromEntries(
+    [
+      listFilesTool,
+      readFileTool,
+      searchFilesTool,
+      writeFileTool,
+      editFileTool,
+      deleteFileTool,
+      httpFetchTool,
+      readArchiveTool,
+    ].map((t) => [t.name, t]),
+  ),
+);
+
+/** The tool with this name, or undefined. */
+export function getTool(name: string, registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS): AnyTool | undefined {
+  return Object.hasOwn(registry, name) ? registry[name] : undefined;
+}
+
+/** The tools a session enables: all of `registry` when `names` is undefined, else those named (unknown names skipped), in registry order. */
+export function enabledTools(names?: string[], registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS): AnyTool[] {
+  const all = Object.values(registry);
+  if (names === undefined) return all;
+  const wanted = new Set(names);
+  return all.filter((t) => wanted.has(t.name));
+}
+
+export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+
+const specCache = new WeakMap<AnyTool, ToolSpec>();
+
+/**
+ * Tool definitions as the model sees them: the input schema as a plain JSON
+ * object schema (the argument side, so defaults show and transforms don't throw).
+ * Deterministic, so requests keep extending byte for byte and prompt caches hit.
+ */
+export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    let spec = specCache.get(tool);
+    if (!spec) {
+      // JSON round trip: drop zod's non-enumerable extras and leave only plain data.
+      const schema = JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>;
+      delete schema.$schema;
+      spec = { name: tool.name, description: tool.description, parameters: schema };
+      specCache.set(tool, spec);
+    }
+    return structuredClone(spec);
+  });
+}
+
+export type ToolArgIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>;
+
+/** Validates a call's arguments against its tool's schema, applying defaults and transforms. */
+export function parseToolArgs<I>(
+  tool: ToolDefinition<I>,
+  args: unknown,
+): { ok: true; args: I } | { ok: false; issues: ToolArgIssue[] } {
+  const result = tool.input.safeParse(args ?? {});
+  if (result.success) return { ok: true, args: result.data };
+  return { ok: false, issues: JSON.parse(JSON.stringify(result.error.issues)) as ToolArgIssue[] };
+}
+
+/** CONTRACT §2: calls matching a rule wait for a human decision. */
+export type ApprovalRule = { tool: string; match?: Record<string, string[]> };
+
+/**
+ * True when some rule names this tool and, for every key k of its `match`,
+ * String(args[k]) is one of match[k]. A rule without `match` covers every call.
+ * `args` are the parsed arguments (after defaults and transforms).
+ */
+export function callNeedsApproval(rules: readonly ApprovalRule[], toolName: string, parsedArgs: unknown): boolean {
+  const args = (parsedArgs !== null && typeof parsedArgs === "object" ? parsedArgs : {}) as Record<string, unknown>;
+  return rules.some(
+    (rule) =>
+      rule.tool === toolName &&
+      Object.entries(rule.match ?? {}).every(
+        ([key, values]) => Array.isArray(values) && values.includes(String(Object.hasOwn(args, key) ? args[key] : undefined)),
+      ),
+  );
+}
+
+/** An error message for the first rule that names a tool not in `enabledToolNames`, else null. */
+export function validateApprovalRules(rules: readonly ApprovalRule[], enabledToolNames: readonly string[]): string | null {
+  const known = new Set(enabledToolNames);
+  for (const [i, rule] of rules.entries()) {
+    if (!known.has(rule.tool)) return `approvals[${i}].tool: unknown or disabled tool "${rule.tool}"`;
+  }
+  return null;
+}

@@ -1,0 +1,307 @@
+/**
+ * Real `wrangler dev` processes for e2e tests, started exactly as CONTRACT §1 says the
+ * product runs (`npx wrangler dev --port P --ip 127.0.0.1 --inspector-port Q --persist-to DIR
+ * --var NAME:VALUE …` at the repository root), each in its own process group so that
+ * `kill9()` takes wrangler and workerd down at once, like a crashed machine.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export type WranglerOptions = {
+  /** Directory for Durable Object SQLite and alarms; reuse it to restart "the same machine". */
+  persistTo: string;
+  vars?: Record<string, string>;
+  port?: number;
+  inspectorPort?: number;
+  /** Default 90 s, covering both "Ready on" and `/healthz` answering 200. */
+  timeoutMs?: number;
+  /** Extra environment for the wrangler process. */
+  env?: Record<string, string>;
+};
+
+export type Wrangler = {
+  /** `http://127.0.0.1:PORT` (no trailing slash). */
+  url: string;
+  port: number;
+  inspectorPort: number;
+  pid: number;
+  options: WranglerOptions;
+  /** SIGKILL the whole process group and wait until every process in it is gone. */
+  kill9(): Promise<void>;
+  /** SIGTERM the group, SIGKILL after 10 s; waits until it is gone. */
+  stop(): Promise<void>;
+  /** Everything wrangler printed so far (stdout and stderr, colours stripped). */
+  logs(): string;
+  readonly exited: boolean;
+};
+
+const live = new Set<number>();
+let exitHookInstalled = false;
+function installExitHook() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A test run that dies must not leave wrangler dev processes (and their ports) behind.
+  process.on("exit", () => {
+    for (const pid of live) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {}
+    }
+  });
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
+const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "");
+
+/** A port that was free a moment ago (bind port 0, read it, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A fresh temporary directory for `persistTo`. */
+export function makePersistDir(prefix = "hw-e2e-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+let emptyEnvFile: string | undefined;
+/**
+ * Passing an explicit (empty) env file makes wrangler skip the repository's `.dev.vars`,
+ * so a developer's local token or model settings never leak into a test.
+ */
+function harnessEnvFile(): string {
+  if (!emptyEnvFile) {
+    emptyEnvFile = join(mkdtempSync(join(tmpdir(), "hw-env-")), "empty.env");
+    writeFileSync(emptyEnvFile, "");
+  }
+  return emptyEnvFile;
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Start `wrangler dev` and resolve once `/healthz` answers 200. */
+export async function startWrangler(options: WranglerOptions): Promise<Wrangler> {
+  installExitHook();
+  const port = options.port ?? (await freePort());
+  let inspectorPort = options.inspectorPort ?? (await freePort());
+  while (inspectorPort === port) inspectorPort = await freePort();
+  const timeoutMs = options.timeoutMs ?? 90_000;
+
+  const args = [
+    "wrangler",
+    "dev",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    options.persistTo,
+    "--env-file",
+    harnessEnvFile(),
+    "--show-interactive-dev-session=false",
+  ];
+  for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
+
+  const child: ChildProcess = spawn("npx", args, {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      CI: "1",
+      ...options.env,
+    },
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("wrangler: spawn failed");
+  live.add(pid);
+
+  let output = "";
+  let exited = false;
+  let exitInfo = "";
+  const exitPromise = new Promise<void>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exited = true;
+      exitInfo = `exit code ${code} signal ${signal}`;
+      resolve();
+    });
+  });
+  const onData = (d: Buffer) => {
+    output += stripAnsi(d.toString("utf8"));
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const logs = () => output;
+
+  const waitGone = async () => {
+    await exitPromise;
+    for (let i = 0; i < 100 && groupAlive(pid); i++) await sleep(50);
+    live.delete(pid);
+  };
+  const kill9 = async () => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {}
+    await waitGone();
+  };
+  const stop = async () => {
+    if (!exited) {
+      try {
+        process.kill(-pid, "SIGTERM");
+      } catch {}
+      const t = setTimeout(() => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {}
+      }, 10_000);
+      await exitPromise;
+      clearTimeout(t);
+    }
+    // Whatever is left of the group (workerd) goes too.
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {}
+    await waitGone();
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  const fail = async (why: string): Promise<never> => {
+    await kill9();
+    throw new Error(`wrangler dev on ${url}: ${why}\n--- wrangler output ---\n${output}`);
+  };
+
+  while (!/Ready on http/.test(output)) {
+    if (exited) await fail(`exited before "Ready on" (${exitInfo})`);
+    if (Date.now() > deadline) await fail(`no "Ready on" within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+  let last = "";
+  for (;;) {
+    if (exited) await fail(`exited before /healthz answered (${exitInfo})`);
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+      if (res.status === 200) {
+        await res.arrayBuffer();
+        break;
+      }
+      last = `status ${res.status}: ${(await res.text()).slice(0, 300)}`;
+    } catch (err) {
+      last = String(err);
+    }
+    if (Date.now() > deadline) await fail(`/healthz not 200 within ${timeoutMs} ms (last: ${last})`);
+    await sleep(200);
+  }
+
+  return {
+    url,
+    port,
+    inspectorPort,
+    pid,
+    options,
+    kill9,
+    stop,
+    logs,
+    get exited() {
+      return exited;
+    },
+  };
+}
+
+/** Kill -9 a running instance and start it again on the same `persistTo` (new ports), with changed vars. */
+export async function restartWrangler(
+  w: Wrangler,
+  changes: { vars?: Record<string, string>; dropVars?: string[] } = {},
+): Promise<Wrangler> {
+  if (!w.exited) await w.kill9();
+  const vars = { ...w.options.vars, ...changes.vars };
+  for (const k of changes.dropVars ?? []) delete vars[k];
+  return startWrangler({ ...w.options, vars, port: undefined, inspectorPort: undefined });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Failpoints (DESIGN §5): a worker started with HW_FAILPOINT=<id> and HW_FAILPOINT_URL=<sink>
+// POSTs the id (text body) to the sink at that boundary and then hangs until killed.
+
+export type FailpointSink = {
+  url: string;
+  /** Ids received so far, in order. */
+  received: string[];
+  /** Resolves when `id` has been received (also if it already was). */
+  waitFor(id: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+};
+
+export async function startFailpointSink(): Promise<FailpointSink> {
+  const received: string[] = [];
+  const waiters = new Set<() => void>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const id = Buffer.concat(chunks).toString("utf8").trim();
+      if (id) received.push(id);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("ok");
+      for (const w of waiters) w();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/failpoint`,
+    received,
+    waitFor(id, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (received.includes(id)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `failpoint ${id} not reached within ${timeoutMs} ms (received: ${received.join(", ") || "none"})`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
