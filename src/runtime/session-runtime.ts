@@ -1,4 +1,4 @@
-import { computeThreshold, estimateRequestTokens } from "../context";
+import { buildNextContext, type ContextInput, type NextContext, prepareContext } from "../context";
 import { type Event, type EventDraft, type EventStore, canonical, sha256Hex } from "../log";
 import type { ModelConfig, ModelPart, ModelProvider, NeutralMessage, ToolSpec } from "../model/types";
 import { ProviderError } from "../model/types";
@@ -10,7 +10,6 @@ import {
   type SessionCreated,
   type SessionOptions,
   type SessionSummary,
-  buildModelMessages,
   buildRecoveryPlan,
   decideNextStep,
   projectRunState,
@@ -659,34 +658,16 @@ export class SessionRuntime {
     if (bytes > threshold) await this.#failpoint("F10");
   }
 
-  /** Context for the next model call: what `GET /context` shows and what `modelRequest` records. */
-  buildContext(model?: ModelConfig) {
+  /** Context for the next model call: what `GET /context` shows. Never compacts, never calls a model. */
+  buildContext(model?: ModelConfig): NextContext {
     const s = this.#require();
-    const m = model ?? s.openTurn?.model ?? s.model;
-    const tools = this.#toolSpecs();
+    return buildNextContext(this.deps, this.#contextInput(model ?? s.openTurn?.model ?? s.model));
+  }
+
+  #contextInput(model: ModelConfig): ContextInput {
+    const s = this.#require();
     const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
-    const events = this.deps.store.readVisibleAfter(0);
-    const messages = buildModelMessages({ system, summary: null, events });
-    const threshold = computeThreshold(m.contextWindow, m.maxOutputTokens);
-    const whole = JSON.stringify({ messages, tools }).length;
-    const last = s.lastUsage;
-    const since = last ? events.filter((e) => e.seq > last.throughSeq) : [];
-    const estimatedTokens = estimateRequestTokens({
-      reportedInputTokens: last ? last.inputTokens : null,
-      charsSinceReport: since.reduce((n, e) => n + JSON.stringify(e.content ?? "").length, 0),
-      charsWhole: whole,
-    });
-    return {
-      contextWindow: m.contextWindow,
-      maxOutputTokens: m.maxOutputTokens,
-      threshold,
-      estimatedTokens,
-      checkpoint: null,
-      rawFromSeq: 1,
-      throughSeq: s.highWater,
-      messages,
-      tools,
-    };
+    return { summary: s, model, system, tools: this.#toolSpecs() };
   }
 
   #toolSpecs(): ToolSpec[] {
@@ -703,7 +684,13 @@ export class SessionRuntime {
       this.#fail(base, "too_many_model_calls", `the turn made ${calls} model calls, the limit`);
       return false;
     }
-    const ctx = this.buildContext(turn.model);
+    const provider = this.deps.providerFor(turn.model);
+    const signal = this.#abort.signal;
+    const ctx = await prepareContext(
+      { ...this.deps, commit: (drafts) => this.commit(drafts), provider, signal, base },
+      this.#contextInput(turn.model),
+    );
+    if (signal.aborted || this.#summary?.openTurn?.turnId !== turn.turnId) return false;
     const request = { messages: ctx.messages, tools: ctx.tools };
     const requestDigest = sha256Hex(canonical(request));
     let invocationId: string;
@@ -719,14 +706,17 @@ export class SessionRuntime {
           ...base,
           invocationId,
           actions: {
-            modelRequest: { throughSeq: ctx.throughSeq, checkpointId: null, estimatedTokens: ctx.estimatedTokens, requestDigest },
+            modelRequest: {
+              throughSeq: ctx.throughSeq,
+              checkpointId: ctx.checkpoint?.id ?? null,
+              estimatedTokens: ctx.estimatedTokens,
+              requestDigest,
+            },
           },
         },
       ]);
       await this.#failpoint("F1");
     }
-    const provider = this.deps.providerFor(turn.model);
-    const signal = this.#abort.signal;
     for (let attempt = 0; ; attempt++) {
       try {
         const answer = await this.#stream(provider, { model: turn.model, ...request }, signal, invocationId);

@@ -1,4 +1,11 @@
-export { deleteFileTool, editFileTool, listFilesTool, readFileTool, searchFilesTool, writeFileTool } from "./builtin/files";
+export {
+  deleteFileTool,
+  editFileTool,
+  listFilesTool,
+  readFileTool,
+  searchFilesTool,
+  writeFileTool,
+} from "./builtin/files";
 export {
   HTTP_MAX_BODY_BYTES,
   HTTP_MAX_REDIRECTS,

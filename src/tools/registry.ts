@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { deleteFileTool, editFileTool, listFilesTool, readFileTool, searchFilesTool, writeFileTool } from "./builtin/files";
+import {
+  deleteFileTool,
+  editFileTool,
+  listFilesTool,
+  readFileTool,
+  searchFilesTool,
+  writeFileTool,
+} from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
 import type { ToolDefinition } from "./types";
@@ -24,7 +31,10 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
 );
 
 /** The tool with this name, or undefined. */
-export function getTool(name: string, registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS): AnyTool | undefined {
+export function getTool(
+  name: string,
+  registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS,
+): AnyTool | undefined {
   return Object.hasOwn(registry, name) ? registry[name] : undefined;
 }
 
@@ -85,13 +95,17 @@ export function callNeedsApproval(rules: readonly ApprovalRule[], toolName: stri
     (rule) =>
       rule.tool === toolName &&
       Object.entries(rule.match ?? {}).every(
-        ([key, values]) => Array.isArray(values) && values.includes(String(Object.hasOwn(args, key) ? args[key] : undefined)),
+        ([key, values]) =>
+          Array.isArray(values) && values.includes(String(Object.hasOwn(args, key) ? args[key] : undefined)),
       ),
   );
 }
 
 /** An error message for the first rule that names a tool not in `enabledToolNames`, else null. */
-export function validateApprovalRules(rules: readonly ApprovalRule[], enabledToolNames: readonly string[]): string | null {
+export function validateApprovalRules(
+  rules: readonly ApprovalRule[],
+  enabledToolNames: readonly string[],
+): string | null {
   const known = new Set(enabledToolNames);
   for (const [i, rule] of rules.entries()) {
     if (!known.has(rule.tool)) return `approvals[${i}].tool: unknown or disabled tool "${rule.tool}"`;

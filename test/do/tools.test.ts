@@ -1,5 +1,5 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../src/log";
 import {
@@ -38,7 +38,12 @@ async function withSql<T>(fn: (ctx: ToolContext) => Promise<T>, fetchFn?: typeof
 
 let seq = 0;
 /** Parses like the runtime does, runs, and applies an ok result's file changes. */
-async function call(ctx: ToolContext, name: string, args: unknown, tool?: ToolDefinition<unknown>): Promise<ToolResult> {
+async function call(
+  ctx: ToolContext,
+  name: string,
+  args: unknown,
+  tool?: ToolDefinition<unknown>,
+): Promise<ToolResult> {
   const def = tool ?? BUILTIN_TOOLS[name]!;
   const parsed = parseToolArgs(def, args);
   if (!parsed.ok) throw new Error(`bad args for ${name}: ${JSON.stringify(parsed.issues)}`);
@@ -262,7 +267,12 @@ describe("read_archive", () => {
   it("refuses bad refs, missing and corrupt blobs", async () => {
     await withSql(async (ctx) => {
       const meta = ctx.blobs.put("hello");
-      for (const ref of [meta.sha256, `archive://${meta.sha256.toUpperCase()}`, "archive://abc", `blob://${meta.sha256}`])
+      for (const ref of [
+        meta.sha256,
+        `archive://${meta.sha256.toUpperCase()}`,
+        "archive://abc",
+        `blob://${meta.sha256}`,
+      ])
         expect(err(await call(ctx, "read_archive", { ref, mode: "inspect" })).code).toBe("bad_ref");
       expect(err(await call(ctx, "read_archive", { ref: `archive://${"ab".repeat(32)}`, mode: "read" })).code).toBe(
         "not_found",
@@ -280,12 +290,17 @@ describe("read_archive", () => {
       const text = serializeToolResponse(response);
       const meta = ctx.blobs.put(text, "application/json");
       const placeholder = makePlaceholder("http_fetch", text, meta);
-      expect(placeholder).toMatchObject({ offloaded: true, tool: "http_fetch", bytes: meta.bytes, sha256: meta.sha256 });
+      expect(placeholder).toMatchObject({
+        offloaded: true,
+        tool: "http_fetch",
+        bytes: meta.bytes,
+        sha256: meta.sha256,
+      });
       expect(new TextEncoder().encode(placeholder.preview).byteLength).toBeLessThanOrEqual(512);
       expect(text.startsWith(placeholder.preview)).toBe(true);
-      expect(ok(await call(ctx, "read_archive", { ref: placeholder.ref, mode: "query", path: "/rows/499/i" })).value).toBe(
-        499,
-      );
+      expect(
+        ok(await call(ctx, "read_archive", { ref: placeholder.ref, mode: "query", path: "/rows/499/i" })).value,
+      ).toBe(499);
     });
   });
 });
@@ -302,7 +317,10 @@ function fakeFetch(routes: Record<string, FakeRoute>, seen: Request[] = []): typ
   }) as typeof fetch;
 }
 
-const redirect = (to: string, status = 302) => () => new Response(null, { status, headers: { location: to } });
+const redirect =
+  (to: string, status = 302) =>
+  () =>
+    new Response(null, { status, headers: { location: to } });
 
 describe("http_fetch", () => {
   it("returns any HTTP answer as ok", async () => {
@@ -451,5 +469,31 @@ describe("http_fetch", () => {
       hang,
       stop.signal,
     );
+  });
+});
+
+describe("offload placeholder", () => {
+  const meta = { sha256: "f".repeat(64), bytes: 9999 };
+  it("carries tool, size, digest, ref and a preview of at most 512 bytes cut on a character", () => {
+    // 511 ASCII bytes then a 3-byte character: the preview must stop before it, not split it.
+    const text = `${"a".repeat(511)}✓${"b".repeat(100)}`;
+    const p = makePlaceholder("read_file", text, meta);
+    expect(p).toEqual({
+      offloaded: true,
+      tool: "read_file",
+      bytes: 9999,
+      sha256: meta.sha256,
+      ref: `archive://${meta.sha256}`,
+      preview: "a".repeat(511),
+    });
+    // Astral characters (4 bytes, a surrogate pair) are never split either.
+    const emoji = makePlaceholder("t", "😀".repeat(200), meta).preview;
+    expect(emoji).toBe("😀".repeat(128));
+    expect(makePlaceholder("t", "short", meta).preview).toBe("short");
+  });
+
+  it("serializes strings as-is and everything else as canonical JSON", () => {
+    expect(serializeToolResponse("plain text")).toBe("plain text");
+    expect(serializeToolResponse({ b: 1, a: [null, { d: 2, c: undefined }] })).toBe('{"a":[null,{"d":2}],"b":1}');
   });
 });

@@ -33,8 +33,20 @@ describe("callNeedsApproval", () => {
       false,
     ],
     ["numbers compare as strings", [{ tool: "read_file", match: { offset: ["3"] } }], "read_file", { offset: 3 }, true],
-    ["missing arg is not matched by a value", [{ tool: "read_file", match: { offset: ["1"] } }], "read_file", {}, false],
-    ["any rule suffices", [{ tool: "x" }, { tool: "read_file", match: { path: ["a"] } }], "read_file", { path: "a" }, true],
+    [
+      "missing arg is not matched by a value",
+      [{ tool: "read_file", match: { offset: ["1"] } }],
+      "read_file",
+      {},
+      false,
+    ],
+    [
+      "any rule suffices",
+      [{ tool: "x" }, { tool: "read_file", match: { path: ["a"] } }],
+      "read_file",
+      { path: "a" },
+      true,
+    ],
     ["inherited keys are not args", [{ tool: "t", match: { toString: ["x"] } }], "t", {}, false],
   ];
   it.each(cases)("%s", (_name, rules, tool, args, expected) => {
@@ -44,23 +56,23 @@ describe("callNeedsApproval", () => {
   it("sees http_fetch's method after the schema default and upper-casing", () => {
     const rules = [{ tool: "http_fetch", match: { method: ["GET"] } }];
     expect(callNeedsApproval(rules, "http_fetch", parsed("http_fetch", { url: "https://a.test/" }))).toBe(true);
-    expect(callNeedsApproval(rules, "http_fetch", parsed("http_fetch", { url: "https://a.test/", method: "get" }))).toBe(
-      true,
-    );
+    expect(
+      callNeedsApproval(rules, "http_fetch", parsed("http_fetch", { url: "https://a.test/", method: "get" })),
+    ).toBe(true);
     const post = [{ tool: "http_fetch", match: { method: ["POST", "PUT", "DELETE"] } }];
     expect(callNeedsApproval(post, "http_fetch", parsed("http_fetch", { url: "https://a.test/" }))).toBe(false);
-    expect(callNeedsApproval(post, "http_fetch", parsed("http_fetch", { url: "https://a.test/", method: "post" }))).toBe(
-      true,
-    );
+    expect(
+      callNeedsApproval(post, "http_fetch", parsed("http_fetch", { url: "https://a.test/", method: "post" })),
+    ).toBe(true);
   });
 });
 
 describe("validateApprovalRules", () => {
   const names = Object.keys(BUILTIN_TOOLS);
   it("accepts rules naming enabled tools", () => {
-    expect(validateApprovalRules([{ tool: "write_file" }, { tool: "http_fetch", match: { method: ["POST"] } }], names)).toBe(
-      null,
-    );
+    expect(
+      validateApprovalRules([{ tool: "write_file" }, { tool: "http_fetch", match: { method: ["POST"] } }], names),
+    ).toBe(null);
     expect(validateApprovalRules([], names)).toBe(null);
   });
   it("refuses a rule naming an unknown or disabled tool", () => {
@@ -72,7 +84,10 @@ describe("validateApprovalRules", () => {
 describe("registry", () => {
   it("has the CONTRACT §5 tools with their effects", () => {
     const effects = Object.fromEntries(
-      Object.values(BUILTIN_TOOLS).map((t) => [t.name, t.name === "http_fetch" ? null : t.effect(parsed(t.name, minimalArgs[t.name]))]),
+      Object.values(BUILTIN_TOOLS).map((t) => [
+        t.name,
+        t.name === "http_fetch" ? null : t.effect(parsed(t.name, minimalArgs[t.name])),
+      ]),
     );
     expect(effects).toEqual({
       list_files: "read",
@@ -102,7 +117,10 @@ describe("registry", () => {
     expect(getTool("nope")).toBeUndefined();
     expect(getTool("constructor")).toBeUndefined();
     expect(enabledTools().map((t) => t.name)).toEqual(Object.keys(BUILTIN_TOOLS));
-    expect(enabledTools(["http_fetch", "read_file", "unknown"]).map((t) => t.name)).toEqual(["read_file", "http_fetch"]);
+    expect(enabledTools(["http_fetch", "read_file", "unknown"]).map((t) => t.name)).toEqual([
+      "read_file",
+      "http_fetch",
+    ]);
     expect(enabledTools([])).toEqual([]);
   });
 

@@ -16,7 +16,10 @@ export const MAX_SEARCH_MATCHES = 200;
 export const MAX_MATCH_LINE_CHARS = 500;
 
 // Raw inputs may be percent-encoded (three characters per byte), so the string bound is 3× the byte limit.
-const pathArg = z.string().max(3 * 1024).describe("Workspace path: relative, '/'-separated, e.g. 'src/main.ts'.");
+const pathArg = z
+  .string()
+  .max(3 * 1024)
+  .describe("Workspace path: relative, '/'-separated, e.g. 'src/main.ts'.");
 const dirArg = z
   .string()
   .max(3 * 1024)
@@ -53,7 +56,13 @@ export const listFilesTool: ToolDefinition<z.infer<typeof ListFilesInput>> = {
 
 const ReadFileInput = z.strictObject({
   path: pathArg,
-  offset: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("First line to return, 1-based (default 1)."),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe("First line to return, 1-based (default 1)."),
   limit: z
     .number()
     .int()

@@ -39,7 +39,11 @@ const HttpFetchInput = z
       .refine((h) => Object.keys(h).length <= 64, { message: "at most 64 headers" })
       .optional()
       .describe("Request headers."),
-    body: z.string().max(1024 * 1024).optional().describe("Request body (text); not allowed with GET or HEAD."),
+    body: z
+      .string()
+      .max(1024 * 1024)
+      .optional()
+      .describe("Request body (text); not allowed with GET or HEAD."),
   })
   .superRefine((args, ctx) => {
     if (args.body !== undefined && (args.method === "GET" || args.method === "HEAD"))
@@ -66,20 +70,22 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
     async run(args, ctx) {
       const controller = new AbortController();
       let timedOut = false;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      // Rejects when the call is stopped or times out, even if the fetch itself ignores its signal.
+      let rejectAborted: (reason: unknown) => void = () => {};
+      // Settles when the call is stopped or times out, even if the fetch itself ignores its signal.
       const aborted = new Promise<never>((_, reject) => {
-        const stop = (reason: unknown) => {
-          controller.abort(reason);
-          reject(reason);
-        };
-        timer = setTimeout(() => {
-          timedOut = true;
-          stop(new Error("timeout"));
-        }, timeoutMs);
-        if (ctx.signal.aborted) stop(ctx.signal.reason);
-        else ctx.signal.addEventListener("abort", () => stop(ctx.signal.reason), { once: true });
+        rejectAborted = reject;
       });
+      const stop = (reason: unknown) => {
+        controller.abort(reason);
+        rejectAborted(reason);
+      };
+      const onStop = () => stop(ctx.signal.reason);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop(new Error("timeout"));
+      }, timeoutMs);
+      if (ctx.signal.aborted) onStop();
+      else ctx.signal.addEventListener("abort", onStop, { once: true });
       aborted.catch(() => {});
       try {
         return await Promise.race([
@@ -95,6 +101,7 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
         return toolError("network_error", err instanceof Error ? err.message : String(err));
       } finally {
         clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onStop);
         if (!controller.signal.aborted) controller.abort(new Error("done"));
       }
     },

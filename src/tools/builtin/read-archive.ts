@@ -21,7 +21,11 @@ const ReadArchiveInput = z.strictObject({
     .describe(
       "inspect: kind, size, items, keys, lines. query: one JSON item by pointer (path) or a line range (offset, limit). read: a byte page (offset, limit).",
     ),
-  path: z.string().max(4096).optional().describe("query: RFC 6901 JSON pointer, e.g. '/items/0/name' ('' = whole value)."),
+  path: z
+    .string()
+    .max(4096)
+    .optional()
+    .describe("query: RFC 6901 JSON pointer, e.g. '/items/0/name' ('' = whole value)."),
   offset: z
     .number()
     .int()
