@@ -32,7 +32,7 @@ import { ApiError } from "./errors";
 import { type FailpointEnv, type FailpointId, failpoint } from "./failpoints";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
-export const LEASE_MS = 10_000;
+export const LEASE_MS = 3_000;
 /** A slice yields (alarm now) after this many steps or this long, so no request runs forever. */
 const SLICE_STEPS = 40;
 const SLICE_MS = 10 * 60_000;
@@ -246,8 +246,10 @@ export class SessionRuntime {
         if (input.idempotencyKey) this.#rememberAnswer(`message:${input.idempotencyKey}`, answer);
       },
     );
+    // Arm the alarm before anything else can happen: the event and the alarm commit together.
+    const kicked = this.#kick();
+    await kicked;
     await failpoint(this.deps.config, "F0");
-    await this.#kick();
     return answer;
   }
 
@@ -354,8 +356,18 @@ export class SessionRuntime {
 
   // ---- the loop --------------------------------------------------------------------------
 
-  async #kick() {
-    if (!this.#loop) await this.deps.setAlarm(this.#now());
+  #kick(): Promise<void> {
+    return this.#loop ? Promise.resolve() : this.deps.setAlarm(this.#now());
+  }
+
+  /**
+   * After a restart an open, runnable turn must have an alarm (the dead-man switch); if it
+   * was lost, arm it now. Called once when the object starts.
+   */
+  async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
+    const s = this.#summary;
+    if (!s?.openTurn || s.pendingApprovals.length > 0) return;
+    if ((await getAlarm()) === null) await this.deps.setAlarm(this.#now());
   }
 
   #now() {

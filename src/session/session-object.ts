@@ -48,6 +48,7 @@ export class SessionObject extends DurableObject<Env> {
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
     });
+    void ctx.blockConcurrencyWhile(() => this.#runtime.ensureAlarm(() => ctx.storage.getAlarm()));
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
   }
 
