@@ -78,17 +78,15 @@ export function makePersistDir(prefix = "hw-e2e-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-let emptyEnvFile: string | undefined;
 /**
  * Passing an explicit (empty) env file makes wrangler skip the repository's `.dev.vars`,
- * so a developer's local token or model settings never leak into a test.
+ * so a developer's local token or model settings never leak into a test. One shared file:
+ * every writer writes the same empty content.
  */
 function harnessEnvFile(): string {
-  if (!emptyEnvFile) {
-    emptyEnvFile = join(mkdtempSync(join(tmpdir(), "hw-env-")), "empty.env");
-    writeFileSync(emptyEnvFile, "");
-  }
-  return emptyEnvFile;
+  const file = join(tmpdir(), "highwater-e2e-empty.env");
+  writeFileSync(file, "");
+  return file;
 }
 
 function groupAlive(pid: number): boolean {
