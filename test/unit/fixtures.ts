@@ -3,8 +3,18 @@ import type { ModelConfig } from "../../src/model/types";
 
 /** Hand-written logs for projection tests: one builder per log, seq assigned in order. */
 
-export const MODEL_A: ModelConfig = { provider: "openai", name: "model-a", contextWindow: 128_000, maxOutputTokens: 8192 };
-export const MODEL_B: ModelConfig = { provider: "anthropic", name: "model-b", contextWindow: 200_000, maxOutputTokens: 4096 };
+export const MODEL_A: ModelConfig = {
+  provider: "openai",
+  name: "model-a",
+  contextWindow: 128_000,
+  maxOutputTokens: 8192,
+};
+export const MODEL_B: ModelConfig = {
+  provider: "anthropic",
+  name: "model-b",
+  contextWindow: 200_000,
+  maxOutputTokens: 4096,
+};
 
 type Extra = Partial<Omit<Event, "seq" | "sessionId" | "digest" | "content">>;
 type Status = "ok" | "error" | "interrupted" | "rejected";
@@ -26,7 +36,11 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
   let invocationId: string | undefined;
   const toolOf = new Map<string, string>();
 
-  const push = (author: Event["author"], body: { content?: EventContent; actions?: EventActions }, extra: Extra = {}) => {
+  const push = (
+    author: Event["author"],
+    body: { content?: EventContent; actions?: EventActions },
+    extra: Extra = {},
+  ) => {
     const seq = events.length + 1;
     const e: Event = {
       seq,
@@ -126,7 +140,12 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
         { modelVisibility: "hidden", invocationId },
       );
     },
-    response(callId: string, status: Status, response: unknown = { result: `${callId} ${status}` }, actions?: EventActions) {
+    response(
+      callId: string,
+      status: Status,
+      response: unknown = { result: `${callId} ${status}` },
+      actions?: EventActions,
+    ) {
       const name = toolOf.get(callId) ?? "unknown_tool";
       return push(
         "tool",
