@@ -7,6 +7,7 @@ import type { Session } from "../projections";
 import { ApiError, type Result } from "../runtime/errors";
 import { BUILTIN_TOOLS, normalizeWorkspacePath, validateApprovalRules } from "../tools";
 import { describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "./frames";
+import { mergeModel } from "./model-options";
 import {
   ArchiveQuery,
   Decision,
@@ -133,13 +134,15 @@ export function createApp() {
     const isWs = /^\/v1\/sessions\/[^/]+\/ws$/.test(url.pathname);
     if (isWs && ticket !== null && !auth) {
       // A ticket names its principal; the session object checks the ticket itself.
+      // A ticket names its principal, which must be a configured one; the session object
+      // checks the ticket itself (single use, 60 s, this session).
       const principal = ticket.split(".")[0] ?? "";
-      if (!/^[0-9a-f]{64}$/.test(principal)) throw new ApiError("unauthorized", "invalid ticket");
+      if (!tokens.some((t) => principalOf(t) === principal)) throw new ApiError("unauthorized", "invalid ticket");
       c.set("principal", principal);
       const origin = c.req.header("origin");
       if (!origin || !originAllowed(c, origin)) throw new ApiError("forbidden", "a ticket needs an allowed Origin");
     } else {
-      const m = /^Bearer ([^\s]+)$/.exec(auth ?? "");
+      const m = /^Bearer ([^\s]+)$/i.exec(auth ?? "");
       const hashed = m ? principalOf(m[1]!) : null;
       if (!hashed || !tokens.some((t) => principalOf(t) === hashed)) throw new ApiError("unauthorized", "missing or unknown token");
       c.set("principal", hashed);
@@ -152,8 +155,11 @@ export function createApp() {
     const sessionMatch = /^\/v1\/sessions\/([^/]+)/.exec(url.pathname);
     if (sessionMatch) {
       const id = sessionMatch[1]!;
-      if (!SESSION_ID.test(id) || !(await directory(c.env, c.get("principal")).has(id)))
+      if (!SESSION_ID.test(id) || !(await directory(c.env, c.get("principal")).has(id))) {
+        // A ticket is bound to one session: for any other it is simply not valid.
+        if (isWs && ticket !== null && !auth) throw new ApiError("unauthorized", "invalid ticket");
         throw new ApiError("not_found", "session not found");
+      }
       c.set("session", c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)));
     }
     if (!route[1].includes(c.req.method)) throw new ApiError("method_not_allowed", `${c.req.method} not allowed here`);
@@ -166,7 +172,9 @@ export function createApp() {
       }
     }
     await next();
-    if (origin) {
+    // CORS does not apply to a WebSocket upgrade; other answers may come from the object with immutable headers.
+    if (origin && c.res.status !== 101) {
+      c.res = new Response(c.res.body, c.res);
       c.res.headers.set("access-control-allow-origin", origin);
       c.res.headers.append("vary", "origin");
     }
@@ -358,10 +366,5 @@ export function createApp() {
 
 /** The model for a new session: Worker defaults with the session's overrides. */
 export function resolveModel(env: Env, override?: Partial<ModelConfig>): ModelConfig {
-  const base = resolveDefaultModel(env);
-  const merged = { ...base, ...override } as ModelConfig;
-  if (override?.provider && override.provider !== base.provider && !override.name) merged.name = resolveDefaultModel({ ...env, MODEL_PROVIDER: override.provider, MODEL_NAME: undefined }).name;
-  if (override?.contextWindow !== undefined && override.maxOutputTokens === undefined)
-    merged.maxOutputTokens = Math.min(8192, Math.floor(merged.contextWindow / 4));
-  return merged;
+  return mergeModel(resolveDefaultModel(env), override ?? {});
 }

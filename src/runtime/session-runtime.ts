@@ -67,6 +67,9 @@ export type RuntimeDeps = {
 
 const newId = () => crypto.randomUUID();
 
+/** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */
+export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+
 /** A model answer gathered from the stream, committed as a whole once it is complete. */
 type ModelAnswer = {
   text: string;
@@ -265,6 +268,7 @@ export class SessionRuntime {
   /** Records an approval decision; a reject answers the call at once (no dispatch). */
   async decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Session> {
     const s = this.#require();
+    if (!REQUEST_ID.test(input.requestId)) throw new ApiError("not_found", "unknown approval");
     const pending = s.pendingApprovals.find((p) => p.requestId === input.requestId);
     if (!pending) {
       if (this.#approvalKnown(input.requestId)) throw new ApiError("conflict", "approval already decided");
@@ -288,7 +292,7 @@ export class SessionRuntime {
   #approvalKnown(requestId: string): boolean {
     return (
       this.deps.sql
-        // requestIds are validated as `apr_<hex>` at the boundary, so the pattern holds no wildcards.
+        // `decide` admits only `apr_<hex>` ids, so the pattern holds no wildcards.
         .exec("SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1", `%"requestId":"${requestId}"%`)
         .toArray().length > 0
     );
@@ -696,7 +700,13 @@ export class SessionRuntime {
       this.#fail(base, "too_many_model_calls", `the turn made ${calls} model calls, the limit`);
       return false;
     }
-    const provider = this.deps.providerFor(turn.model);
+    let provider: ModelProvider;
+    try {
+      provider = this.deps.providerFor(turn.model);
+    } catch (err) {
+      this.#fail(base, "provider_error", `model provider unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
     const signal = this.#abort.signal;
     const ctx = await prepareContext(
       { ...this.deps, commit: (drafts) => this.commit(drafts), provider, signal, base },

@@ -3,6 +3,7 @@ import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../http/frames";
 import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createProvider, type ModelConfig } from "../model";
+import { mergeModel } from "../http/model-options";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { ApiError, asResult, type Result } from "../runtime/errors";
 import { SessionRuntime } from "../runtime/session-runtime";
@@ -83,9 +84,7 @@ export class SessionObject extends DurableObject<Env> {
       const current = this.#runtime.session();
       let model: ModelConfig | undefined;
       if (input.model) {
-        model = { ...current.model, ...input.model } as ModelConfig;
-        if (input.model.contextWindow !== undefined && input.model.maxOutputTokens === undefined)
-          model.maxOutputTokens = Math.min(current.model.maxOutputTokens, Math.floor(model.contextWindow / 4));
+        model = mergeModel(current.model, input.model);
         const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
         if (threshold < MIN_THRESHOLD) throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }

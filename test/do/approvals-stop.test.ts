@@ -1,0 +1,280 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { allEvents, api, createSession, expectError, highWaterOf, openSocket, sleep, waitForSession } from "./helpers";
+
+/** CONTRACT §3 (approvals, stop, turns) and §2 (PATCH model) through HTTP. */
+
+const APPROVE_WRITES = { approvals: [{ tool: "write_file" }] };
+
+const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });
+
+/** Sends a task and waits until the demo's write_file call waits for a decision. */
+async function startAndWaitForApproval(id: string, text = "remember the milk") {
+  const sent = await post(`/v1/sessions/${id}/messages`, { text });
+  expect(sent.status).toBe(202);
+  const session = await waitForSession(id, (x) => x.status === "waiting_approval" && x.pendingApprovals.length === 1);
+  return { turnId: sent.body.turnId as string, session, pending: session.pendingApprovals[0] };
+}
+
+const byCall = (events: any[], callId: string) => ({
+  dispatches: events.filter((e) => e.actions?.toolDispatch?.callId === callId),
+  responses: events.filter((e) => e.content?.type === "functionResponse" && e.content.callId === callId),
+});
+
+/** Every functionCall in the log has exactly one functionResponse (CONTRACT §3). */
+function expectEveryCallAnswered(events: any[]) {
+  for (const c of events.filter((e) => e.content?.type === "functionCall")) {
+    expect(byCall(events, c.content.callId).responses, c.content.callId).toHaveLength(1);
+  }
+}
+
+/** Waits, then checks that the log did not move: nothing runs after a close or a stop. */
+async function expectStable(id: string, ms = 1000) {
+  const hw = await highWaterOf(id);
+  await sleep(ms);
+  expect(await highWaterOf(id)).toBe(hw);
+  return hw;
+}
+
+describe("approvals", () => {
+  it("a matching call becomes a permissionRequest and waits; nothing runs until it is decided", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const { turnId, session, pending } = await startAndWaitForApproval(s.id);
+    expect(session).toMatchObject({ status: "waiting_approval", openTurn: true });
+    expect(pending).toEqual({
+      requestId: expect.stringMatching(/^apr_[0-9a-f]{24}$/),
+      callId: expect.any(String),
+      tool: "write_file",
+      args: { path: "notes/task.md", content: expect.stringContaining("remember the milk") },
+    });
+    const events = await allEvents(s.id);
+    const call = events.find((e) => e.content?.type === "functionCall");
+    expect(call.content).toMatchObject({ callId: pending.callId, name: "write_file" });
+    const req = events.find((e) => e.actions?.permissionRequest);
+    expect(req).toMatchObject({ turnId, actions: { permissionRequest: pending } });
+    expect(req.seq).toBeGreaterThan(call.seq);
+    expect(byCall(events, pending.callId)).toEqual({ dispatches: [], responses: [] });
+    // Waiting is durable: no alarm or loop moves the log meanwhile.
+    await expectStable(s.id, 500);
+    expect((await api(`/v1/sessions/${s.id}/files`)).body.files).toEqual([]);
+    await post(`/v1/sessions/${s.id}/stop`);
+  });
+
+  it("approve: exactly one dispatch and one ok response for the call, and the turn completes", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const { pending } = await startAndWaitForApproval(s.id);
+    const r = await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, {
+      decision: "approve",
+      reason: "fine",
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.pendingApprovals).toEqual([]);
+    expect(r.body.status).not.toBe("waiting_approval");
+    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    expect(done.status).toBe("idle");
+    const events = await allEvents(s.id);
+    const decision = events.find((e) => e.actions?.permissionDecision);
+    expect(decision.actions.permissionDecision).toEqual({
+      requestId: pending.requestId,
+      decision: "approve",
+      reason: "fine",
+    });
+    const { dispatches, responses } = byCall(events, pending.callId);
+    expect(dispatches).toHaveLength(1);
+    expect(responses).toHaveLength(1);
+    expect(dispatches[0].actions.toolDispatch).toMatchObject({ tool: "write_file", effect: "write" });
+    expect(responses[0].content.status).toBe("ok");
+    expect(decision.seq).toBeLessThan(dispatches[0].seq);
+    expect(dispatches[0].seq).toBeLessThan(responses[0].seq);
+    expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
+    expectEveryCallAnswered(events);
+    const file = await api(`/v1/sessions/${s.id}/files/notes/task.md`);
+    expect(file.status).toBe(200);
+    expect(file.body).toContain("remember the milk");
+    expect((await api(`/v1/sessions/${s.id}/verify`)).body).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("reject: a rejected response with no dispatch, the model reads it and the loop goes on", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const { pending } = await startAndWaitForApproval(s.id);
+    const r = await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, {
+      decision: "reject",
+      reason: "no writes today",
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.pendingApprovals).toEqual([]);
+    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    expect(done.status).toBe("idle");
+    const events = await allEvents(s.id);
+    const { dispatches, responses } = byCall(events, pending.callId);
+    expect(dispatches).toEqual([]);
+    expect(responses).toHaveLength(1);
+    expect(responses[0].content).toMatchObject({ status: "rejected", name: "write_file" });
+    expect(JSON.stringify(responses[0].content.response)).toContain("no writes today");
+    // The loop went on: later tool calls ran and the turn completed.
+    const later = events.filter((e) => e.seq > responses[0].seq && e.actions?.toolDispatch);
+    expect(later.length).toBeGreaterThan(0);
+    expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
+    const answer = events.filter((e) => e.author === "model" && e.content?.type === "text").at(-1);
+    expect(answer.content.text).toContain("rejected");
+    expectEveryCallAnswered(events);
+    expect((await api(`/v1/sessions/${s.id}/files`)).body.files).toEqual([]);
+  });
+});
+
+describe("stop", () => {
+  it("while waiting for approval: reject decision, rejected response and turnClose stopped, closed in the answer", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const { session, pending } = await startAndWaitForApproval(s.id);
+    const r = await post(`/v1/sessions/${s.id}/stop`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ openTurn: false, status: "idle", pendingApprovals: [] });
+    const events = await allEvents(s.id);
+    const appended = events.filter((e) => e.seq > session.highWater);
+    expect(appended.map((e) => e.seq)).toEqual([session.highWater + 1, session.highWater + 2, session.highWater + 3]);
+    expect(appended[0].actions.permissionDecision).toMatchObject({ requestId: pending.requestId, decision: "reject" });
+    expect(appended[1].content).toMatchObject({ type: "functionResponse", callId: pending.callId, status: "rejected" });
+    expect(appended[2].actions.turnClose).toEqual({ reason: "stopped" });
+    expect(r.body.highWater).toBe(session.highWater + 3);
+    expect(byCall(events, pending.callId).dispatches).toEqual([]);
+    expectEveryCallAnswered(events);
+    // The request was decided by the stop; a late decision is a conflict and appends nothing.
+    expectError(
+      await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, { decision: "approve" }),
+      409,
+      "conflict",
+    );
+    await expectStable(s.id);
+    expect((await api(`/v1/sessions/${s.id}/files`)).body.files).toEqual([]);
+  });
+
+  it("while the model streams: turnClose stopped, idle, streamed text not committed, nothing appended afterwards", async () => {
+    const s = await createSession();
+    const { probe } = await openSocket(s.id);
+    const ws = probe!;
+    await post(`/v1/sessions/${s.id}/messages`, { text: "stop me midway" });
+    // The final answer streams in six chunks; stop as soon as its first one is seen.
+    const delta = await ws.waitFor((f) => f.type === "delta" && f.text.includes("This answer comes from"));
+    const r = await post(`/v1/sessions/${s.id}/stop`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ openTurn: false, status: "idle", pendingApprovals: [] });
+    const hw = await expectStable(s.id);
+    expect(r.body.highWater).toBe(hw);
+    const events = await allEvents(s.id);
+    expect(events.at(-1).actions.turnClose).toEqual({ reason: "stopped" });
+    expect(events.filter((e) => e.actions?.turnClose)).toHaveLength(1);
+    expect(events.filter((e) => e.invocationId === delta.invocationId && e.author === "model")).toEqual([]);
+    expectEveryCallAnswered(events);
+    expect((await api(`/v1/sessions/${s.id}/verify`)).body.ok).toBe(true);
+    ws.close();
+  });
+
+  it("right after the message: the turn closes stopped and is never continued", async () => {
+    const s = await createSession();
+    const sent = await post(`/v1/sessions/${s.id}/messages`, { text: "never mind" });
+    const r = await post(`/v1/sessions/${s.id}/stop`);
+    expect(r.body).toMatchObject({ openTurn: false, status: "idle" });
+    const hw = await expectStable(s.id);
+    const events = await allEvents(s.id);
+    expect(events.at(-1)).toMatchObject({
+      seq: hw,
+      turnId: sent.body.turnId,
+      actions: { turnClose: { reason: "stopped" } },
+    });
+    expectEveryCallAnswered(events);
+    // A stop with no open turn changes nothing.
+    const again = await post(`/v1/sessions/${s.id}/stop`);
+    expect(again.body).toMatchObject({ openTurn: false, highWater: hw });
+  });
+
+  it("a new message after a stop opens a new turn that runs to completion", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const first = await startAndWaitForApproval(s.id);
+    await post(`/v1/sessions/${s.id}/stop`);
+    const sent = await post(`/v1/sessions/${s.id}/messages`, { text: "second try" });
+    expect(sent.body.turnId).not.toBe(first.turnId);
+    const second = await waitForSession(s.id, (x) => x.status === "waiting_approval");
+    expect(second.pendingApprovals[0].requestId).not.toBe(first.pending.requestId);
+    await post(`/v1/sessions/${s.id}/approvals/${second.pendingApprovals[0].requestId}`, { decision: "approve" });
+    await waitForSession(s.id, (x) => x.openTurn === false);
+    const closes = (await allEvents(s.id))
+      .filter((e) => e.actions?.turnClose)
+      .map((e) => [e.turnId, e.actions.turnClose.reason]);
+    expect(closes).toEqual([
+      [first.turnId, "stopped"],
+      [sent.body.turnId, "completed"],
+    ]);
+  });
+});
+
+describe("switching the model (PATCH)", () => {
+  it("records a stateDelta; the open turn keeps its model and the next turn uses the new one", async () => {
+    const s = await createSession(APPROVE_WRITES);
+    const { turnId, session, pending } = await startAndWaitForApproval(s.id);
+    expect(session.model).toMatchObject({ provider: "demo", contextWindow: 128_000 });
+    const r = await api(`/v1/sessions/${s.id}`, {
+      method: "PATCH",
+      json: { model: { name: "other", contextWindow: 64_000 } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.model).toMatchObject({ provider: "demo", name: "other", contextWindow: 64_000 });
+    expect(r.body.highWater).toBe(session.highWater + 1);
+    const delta = (await allEvents(s.id)).at(-1);
+    expect(delta).toMatchObject({
+      turnId,
+      actions: { stateDelta: { model: { name: "other", contextWindow: 64_000 } } },
+    });
+    // The next call of the open turn is still built for the model recorded when it opened.
+    expect((await api(`/v1/sessions/${s.id}/context`)).body.contextWindow).toBe(128_000);
+    await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, { decision: "approve" });
+    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    expect(done.model.name).toBe("other");
+    const events = await allEvents(s.id);
+    expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
+    // The new model shows once no turn holds the old one.
+    expect((await api(`/v1/sessions/${s.id}/context`)).body.contextWindow).toBe(64_000);
+  });
+
+  it.skipIf(Boolean(env.MODEL_API_KEY))(
+    "a provider switch mid-turn: the open turn finishes on demo, the next turn calls the new provider",
+    async () => {
+      const s = await createSession(APPROVE_WRITES);
+      const { pending } = await startAndWaitForApproval(s.id);
+      const r = await api(`/v1/sessions/${s.id}`, {
+        method: "PATCH",
+        json: { model: { provider: "anthropic", name: "claude-x" } },
+      });
+      expect(r.body.model).toMatchObject({ provider: "anthropic", name: "claude-x" });
+      await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, { decision: "approve" });
+      await waitForSession(s.id, (x) => x.openTurn === false);
+      let events = await allEvents(s.id);
+      // Completed with the demo's answer: an anthropic call with no key would have failed the turn.
+      expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
+      expect(events.filter((e) => e.author === "model" && e.content?.type === "text").at(-1).content.text).toContain(
+        "[demo model]",
+      );
+      const before = events.length;
+      await post(`/v1/sessions/${s.id}/messages`, { text: "now on the new model" });
+      const failed = await waitForSession(s.id, (x) => x.openTurn === false, 10_000);
+      expect(failed.status).toBe("failed");
+      events = (await allEvents(s.id)).slice(before);
+      const err = events.find((e) => e.content?.type === "error");
+      expect(err.content.code).toBe("provider_error");
+      expect(err.content.message).toContain("anthropic");
+      expect(events.at(-1).actions.turnClose).toEqual({ reason: "failed" });
+    },
+  );
+
+  it("a provider that cannot be created fails the turn instead of hanging it", async () => {
+    const s = await createSession({ model: { provider: "workers-ai" } });
+    await post(`/v1/sessions/${s.id}/messages`, { text: "hello" });
+    try {
+      const done = await waitForSession(s.id, (x) => x.openTurn === false, 3000);
+      expect(done.status).toBe("failed");
+      const events = await allEvents(s.id);
+      expect(events.find((e) => e.content?.type === "error")?.content.code).toBe("provider_error");
+    } finally {
+      await post(`/v1/sessions/${s.id}/stop`);
+    }
+  });
+});
