@@ -1,0 +1,419 @@
+/**
+ * A small typed client for highwater's HTTP API (CONTRACT §2) and WebSocket (§4), for browsers,
+ * Node 20+ and tests. It uses only `fetch`, `URL`, timers and a WebSocket implementation, so it
+ * bundles for the browser console as is.
+ */
+import type { NextContext } from "../context";
+import type { Event, VerifyResult } from "../log";
+import type { Session, SessionOptions, TranscriptItem } from "../projections";
+
+export type { Event, Session, SessionOptions, TranscriptItem, VerifyResult };
+
+export type ContextView = Omit<NextContext, "throughSeq" | "tools">;
+export type EventsPage = { events: Event[]; highWater: number; headDigest: string };
+export type SessionList = { sessions: Session[]; next?: string };
+export type FileEntry = { path: string; bytes: number; updatedAt: string };
+export type Ticket = { ticket: string; expiresAt: string };
+export type Accepted = { turnId: string; seq: number };
+export type SessionPatch = { title?: string | null; model?: SessionOptions["model"] };
+
+/** Server → client frames (CONTRACT §4). */
+export type ServerFrame =
+  | { type: "ready"; session: Session }
+  | { type: "event"; event: Event }
+  | { type: "delta"; invocationId: string; kind: "text" | "thinking"; text: string }
+  | { type: "session"; session: Session }
+  | { type: "ack"; id: string; result: unknown }
+  | { type: "error"; id?: string; error: { code: string; message: string } };
+
+/** Client → server frames (CONTRACT §4), without the `id` the connection adds. */
+export type ClientFrame =
+  | { type: "message"; text: string; idempotencyKey?: string }
+  | { type: "approval"; requestId: string; decision: "approve" | "reject"; reason?: string }
+  | { type: "stop" };
+
+type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
+
+/** Contract error codes and their HTTP status, so socket errors carry a status too. */
+const STATUS_OF: Record<string, number> = {
+  not_configured: 503,
+  unauthorized: 401,
+  forbidden: 403,
+  payload_too_large: 413,
+  not_found: 404,
+  method_not_allowed: 405,
+  bad_request: 400,
+  conflict: 409,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/**
+ * A failed call, on the contract's error shape `{ error: { code, message } }`. `status` is 0
+ * (and `code` `network_error` or `disconnected`) when no answer arrived at all.
+ */
+export class HighwaterError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "HighwaterError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The slice of a WebSocket this client uses: the browser's, Node's `ws` and undici's all fit. */
+export type WebSocketLike = {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
+  addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
+};
+
+/** `new WebSocket(url)` in browsers; `new WebSocket(url, { headers })` for `ws` in Node. */
+export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
+
+export type ClientOptions = {
+  /** Where the Worker is, e.g. `http://127.0.0.1:8787` or `location.origin`. */
+  baseUrl: string;
+  /** The bearer token; omit for a client that only loads public pages. */
+  token?: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
+  /**
+   * A WebSocket implementation. Defaults to the global one (browsers, Node 22+). Passing one
+   * (such as `ws`) makes `connect` authenticate with the Authorization header by default.
+   */
+  WebSocket?: WebSocketConstructor;
+};
+
+export type ConnectionState = "connecting" | "open" | "closed";
+
+export type ConnectOptions = {
+  /** Deliver events with `seq > after` (default 0). */
+  after?: number;
+  /** Every frame but pings, in order; an `event` frame is delivered once per seq, never out of order. */
+  onFrame: (frame: ServerFrame) => void;
+  /** Connection state changes, for a status indicator. */
+  onState?: (state: ConnectionState) => void;
+  /** A reconnect that cannot succeed (unknown session, revoked token): the connection gives up. */
+  onFatal?: (error: HighwaterError) => void;
+  /**
+   * `ticket`: a single-use ticket per connection from `POST /tickets` (browsers cannot set
+   * headers); `header`: `Authorization: Bearer` (Node). Default: `header` when the client was
+   * given a WebSocket implementation and a token, else `ticket`.
+   */
+  auth?: "ticket" | "header";
+  /** A ticket for the first connection; later ones fetch their own. */
+  ticket?: string;
+  /** Reconnect backoff: first delay and cap, in ms (defaults 250 and 10 000). */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+};
+
+export type Connection = {
+  /** The last event seq delivered: a reconnect asks for `after=lastSeq`. */
+  readonly lastSeq: number;
+  readonly state: ConnectionState;
+  /** Sends a frame and resolves with its `ack` result; rejects on an `error` frame or a lost socket. */
+  send<F extends ClientFrame>(frame: F): Promise<AckResult<F>>;
+  /** Closes for good: no reconnect. */
+  close(): void;
+};
+
+const PING_EVERY_MS = 25_000;
+/** No frame at all (not even a pong) for this long means the socket is dead. */
+const SILENCE_LIMIT_MS = 65_000;
+
+/** A typed client for one Worker and one token. */
+export class HighwaterClient {
+  readonly baseUrl: string;
+  readonly #token: string | undefined;
+  readonly #fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  readonly #WebSocket: WebSocketConstructor | undefined;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.#token = options.token;
+    const f = options.fetch ?? globalThis.fetch;
+    // Browsers throw "Illegal invocation" when fetch is called with another `this`.
+    this.#fetch = (input, init) => f(input, init);
+    this.#WebSocket = options.WebSocket;
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------------
+
+  createSession(options: SessionOptions = {}): Promise<Session> {
+    return this.#json("POST", "/v1/sessions", options);
+  }
+
+  listSessions(query: { limit?: number; before?: string } = {}): Promise<SessionList> {
+    return this.#json("GET", `/v1/sessions${queryString(query)}`);
+  }
+
+  getSession(id: string): Promise<Session> {
+    return this.#json("GET", sessionPath(id));
+  }
+
+  patchSession(id: string, patch: SessionPatch): Promise<Session> {
+    return this.#json("PATCH", sessionPath(id), patch);
+  }
+
+  /** Sends a message over HTTP; a repeated `idempotencyKey` (shared with the socket) returns the first answer. */
+  sendMessage(id: string, text: string, idempotencyKey?: string): Promise<Accepted> {
+    return this.#json("POST", `${sessionPath(id)}/messages`, idempotencyKey ? { text, idempotencyKey } : { text });
+  }
+
+  stop(id: string): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/stop`);
+  }
+
+  decideApproval(id: string, requestId: string, decision: "approve" | "reject", reason?: string): Promise<Session> {
+    const body = reason === undefined ? { decision } : { decision, reason };
+    return this.#json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, body);
+  }
+
+  /** One page of events with `seq > after`, ascending. */
+  events(id: string, after = 0, limit = 500): Promise<EventsPage> {
+    return this.#json("GET", `${sessionPath(id)}/events${queryString({ after, limit })}`);
+  }
+
+  transcript(id: string): Promise<{ items: TranscriptItem[] }> {
+    return this.#json("GET", `${sessionPath(id)}/transcript`);
+  }
+
+  context(id: string): Promise<ContextView> {
+    return this.#json("GET", `${sessionPath(id)}/context`);
+  }
+
+  verify(id: string): Promise<VerifyResult> {
+    return this.#json("GET", `${sessionPath(id)}/verify`);
+  }
+
+  /** The whole log as NDJSON, one event a line, exactly as stored (and hashed). */
+  async exportNdjson(id: string): Promise<string> {
+    return (await this.#request("GET", `${sessionPath(id)}/export`)).text();
+  }
+
+  files(id: string): Promise<{ files: FileEntry[] }> {
+    return this.#json("GET", `${sessionPath(id)}/files`);
+  }
+
+  /** A workspace file's content. */
+  async file(id: string, path: string): Promise<string> {
+    const encoded = path.split("/").map(encodeURIComponent).join("/");
+    return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
+  }
+
+  /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */
+  createTicket(id: string): Promise<Ticket> {
+    return this.#json("POST", `${sessionPath(id)}/tickets`);
+  }
+
+  async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await (await this.#request(method, path, body)).json()) as T;
+  }
+
+  async #request(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    let res: Response;
+    try {
+      res = await this.#fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (err) {
+      throw new HighwaterError(0, "network_error", `${method} ${path}: ${String(err)}`, { cause: err });
+    }
+    if (res.ok) return res;
+    const text = await res.text().catch(() => "");
+    let code = `http_${res.status}`;
+    let message = text.slice(0, 500) || res.statusText;
+    try {
+      const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+      if (typeof parsed.error?.code === "string") code = parsed.error.code;
+      if (typeof parsed.error?.message === "string") message = parsed.error.message;
+    } catch {
+      // Not the contract's shape (a proxy, a crash page): keep the status and the text.
+    }
+    throw new HighwaterError(res.status, code, message);
+  }
+
+  // ---- WebSocket -------------------------------------------------------------------------
+
+  /**
+   * Opens the session's WebSocket and keeps it open: on a close it reconnects with
+   * `after=<last seq delivered>` (exponential backoff), so `onFrame` sees each event exactly
+   * once and in order across reconnects. A replayed event at or below the cursor is dropped;
+   * a gap closes the socket and resumes from the cursor.
+   */
+  connect(sessionId: string, options: ConnectOptions): Connection {
+    const Ctor = this.#WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!Ctor) throw new Error("no WebSocket implementation: pass `WebSocket` (e.g. from the ws package)");
+    const auth = options.auth ?? (this.#WebSocket && this.#token ? "header" : "ticket");
+    const minDelay = options.minDelayMs ?? 250;
+    const maxDelay = options.maxDelayMs ?? 10_000;
+    const wsBase = this.baseUrl.replace(/^http/, "ws");
+
+    let lastSeq = options.after ?? 0;
+    let state: ConnectionState = "connecting";
+    let closed = false;
+    let socket: WebSocketLike | null = null;
+    let attempt = 0;
+    let nextTicket = options.ticket;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let pingTimer: ReturnType<typeof setInterval> | undefined;
+    let lastHeard = 0;
+    let frameId = 0;
+    const pending = new Map<string, { resolve: (v: never) => void; reject: (e: HighwaterError) => void }>();
+
+    const setState = (s: ConnectionState) => {
+      if (s === state) return;
+      state = s;
+      options.onState?.(s);
+    };
+    const failPending = () => {
+      for (const p of pending.values())
+        p.reject(new HighwaterError(0, "disconnected", "the socket closed before an answer"));
+      pending.clear();
+    };
+    const scheduleReconnect = () => {
+      if (closed || retryTimer) return;
+      setState("connecting");
+      const delay = Math.min(maxDelay, minDelay * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      attempt++;
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        void open();
+      }, delay);
+    };
+    const giveUp = (error: HighwaterError) => {
+      closed = true;
+      setState("closed");
+      options.onFatal?.(error);
+    };
+
+    const onMessage = (data: unknown) => {
+      lastHeard = Date.now();
+      const text = typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer);
+      let frame: ServerFrame | { type: "pong" };
+      try {
+        frame = JSON.parse(text);
+      } catch {
+        return;
+      }
+      if (frame.type === "pong") return;
+      if (frame.type === "event") {
+        const seq = frame.event.seq;
+        if (seq <= lastSeq) return;
+        if (seq !== lastSeq + 1) {
+          // Never deliver out of order: start again from what was delivered.
+          socket?.close(4000, "gap");
+          return;
+        }
+        lastSeq = seq;
+      } else if (frame.type === "ready") {
+        attempt = 0;
+        setState("open");
+      } else if ((frame.type === "ack" || frame.type === "error") && frame.id !== undefined && pending.has(frame.id)) {
+        const p = pending.get(frame.id)!;
+        pending.delete(frame.id);
+        if (frame.type === "ack") p.resolve(frame.result as never);
+        else p.reject(new HighwaterError(STATUS_OF[frame.error.code] ?? 0, frame.error.code, frame.error.message));
+        return;
+      }
+      options.onFrame(frame);
+    };
+
+    const open = async () => {
+      if (closed) return;
+      let url = `${wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/ws?after=${lastSeq}`;
+      if (auth === "ticket") {
+        let ticket = nextTicket;
+        nextTicket = undefined;
+        if (!ticket) {
+          try {
+            ticket = (await this.createTicket(sessionId)).ticket;
+          } catch (err) {
+            const e = err as HighwaterError;
+            if ([401, 403, 404, 503].includes(e.status)) return giveUp(e);
+            return scheduleReconnect();
+          }
+          if (closed) return;
+        }
+        url += `&ticket=${encodeURIComponent(ticket)}`;
+      }
+      const ws =
+        auth === "header" && this.#token
+          ? new Ctor(url, { headers: { authorization: `Bearer ${this.#token}` } })
+          : new Ctor(url);
+      socket = ws;
+      lastHeard = Date.now();
+      ws.addEventListener("message", (ev: { data: unknown }) => {
+        if (socket === ws) onMessage(ev.data);
+      });
+      ws.addEventListener("close", () => {
+        if (socket !== ws) return;
+        socket = null;
+        clearInterval(pingTimer);
+        failPending();
+        scheduleReconnect();
+      });
+      // An `error` is always followed by a `close`, which reconnects.
+      ws.addEventListener("error", () => {});
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => {
+        if (socket !== ws) return;
+        if (Date.now() - lastHeard > SILENCE_LIMIT_MS) ws.close(4001, "silent");
+        else if (ws.readyState === 1) ws.send('{"type":"ping"}');
+      }, PING_EVERY_MS);
+    };
+
+    void open();
+
+    return {
+      get lastSeq() {
+        return lastSeq;
+      },
+      get state() {
+        return state;
+      },
+      send<F extends ClientFrame>(frame: F): Promise<AckResult<F>> {
+        const ws = socket;
+        if (ws?.readyState !== 1 || state !== "open")
+          return Promise.reject(new HighwaterError(0, "disconnected", "the socket is not open"));
+        const id = `c${++frameId}`;
+        return new Promise<AckResult<F>>((resolve, reject) => {
+          pending.set(id, { resolve: resolve as (v: never) => void, reject });
+          ws.send(JSON.stringify({ ...frame, id }));
+        });
+      },
+      close() {
+        closed = true;
+        clearTimeout(retryTimer);
+        clearInterval(pingTimer);
+        const ws = socket;
+        socket = null;
+        failPending();
+        ws?.close(1000, "client closed");
+        setState("closed");
+      },
+    };
+  }
+}
+
+function sessionPath(id: string): string {
+  return `/v1/sessions/${encodeURIComponent(id)}`;
+}
+
+function queryString(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
