@@ -144,6 +144,20 @@ export class EventStore {
       .map(parseRow);
   }
 
+  /**
+   * What the model context is built from: visible events after `after`, plus the hidden
+   * `modelRequest` markers, which tell where input arrived while the model was answering.
+   */
+  readContextEventsAfter(after: number): Event[] {
+    return this.sql
+      .exec<EventRow>(
+        "SELECT seq, body, digest FROM events WHERE seq > ? AND (visibility = 'visible' OR kind = 'modelRequest') ORDER BY seq",
+        after,
+      )
+      .toArray()
+      .map(parseRow);
+  }
+
   get(seq: number): Event | null {
     const row = this.sql.exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq = ?", seq).toArray()[0];
     return row ? parseRow(row) : null;

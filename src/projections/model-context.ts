@@ -1,4 +1,4 @@
-import type { Event } from "../log";
+import { type Event, isBlobRef } from "../log";
 import type { AssistantPart, NeutralMessage, ToolResultPart } from "../model/types";
 
 /** An offloaded tool result, recorded on its functionResponse event as `actions.stateDelta.offload`. */
@@ -27,14 +27,19 @@ export type ContextInput = {
   summary: string | null;
   /** Visible events after the checkpoint, ascending. */
   events: Event[];
-  /** Call ids whose results are shown as placeholders although not over the threshold (older results at a compaction). */
-  placeholderCalls?: ReadonlySet<string>;
+  /**
+   * Results archived at a compaction (older results over 4 KiB), by call id: shown as placeholders
+   * although they were under the offload threshold when committed. They come from the checkpoint
+   * event (`stateDelta.checkpoint.placeholders`), so they change only when a compaction moves the waterline.
+   */
+  placeholders?: ReadonlyMap<string, OffloadMark>;
 };
 
 /**
  * Projects the log to provider-neutral messages (DESIGN §6): system prompt, checkpoint
  * summary, then visible events with calls paired to responses. User input that arrived
- * while tool calls were pending is placed after those calls' results. Deterministic, so
+ * while the model was answering or tool calls were pending is placed after that answer and
+ * those calls' results (CONTRACT §3 Turns); hidden `modelRequest` events mark the answering. Deterministic, so
  * between compactions each request extends the previous one element by element.
  */
 export function buildModelMessages(input: ContextInput): NeutralMessage[] {
@@ -42,7 +47,9 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
   if (input.summary !== null) {
     messages.push({
       role: "user",
-      content: `[Continuation checkpoint: a summary of the earlier part of this session]\n${input.summary}`,
+      // Worded without "summary": a request whose last message is this one must not read as a
+      // compaction request (CONTRACT §1), which ends with a user message that asks for a summary.
+      content: `[Continuation checkpoint: the earlier part of this session, condensed]\n${input.summary}`,
     });
   }
   let assistant: AssistantPart[] | null = null;
@@ -64,25 +71,35 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
     heldInput = [];
   };
 
+  // True from a model request until its answer: input arriving then is read after that answer.
+  let awaitingAnswer = false;
   for (const e of input.events) {
+    if (e.actions?.modelRequest) {
+      flushAssistant();
+      flushResults();
+      flushHeld();
+      awaitingAnswer = true;
+      continue;
+    }
     if (e.modelVisibility !== "visible") continue;
     const c = e.content;
     if (!c) continue;
     if (e.author === "user" && c.type === "text") {
-      if (pending.size > 0) {
+      if (pending.size > 0 || awaitingAnswer) {
         heldInput.push(c.text);
         continue;
       }
       flushAssistant();
       flushResults();
+      flushHeld();
       messages.push({ role: "user", content: c.text });
       continue;
     }
     if (e.author === "model" && (c.type === "text" || c.type === "thinking" || c.type === "functionCall")) {
+      awaitingAnswer = false;
       if (!assistant || e.invocationId !== assistantInvocation || results) {
         flushAssistant();
         flushResults();
-        flushHeld();
         assistant = [];
         assistantInvocation = e.invocationId;
       }
@@ -102,11 +119,8 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
     if (c.type === "functionResponse") {
       flushAssistant();
       results ??= [];
-      const mark = offloadOf(e);
-      const output =
-        mark || input.placeholderCalls?.has(c.callId)
-          ? placeholderFor(c.name, mark ?? { sha256: "", bytes: 0, preview: "" })
-          : c.response;
+      const mark = offloadOf(e) ?? input.placeholders?.get(c.callId) ?? blobMark(c.response);
+      const output = mark ? placeholderFor(c.name, mark) : c.response;
       results.push({ type: "tool-result", callId: c.callId, name: c.name, status: c.status, output });
       pending.delete(c.callId);
       if (pending.size === 0) {
@@ -119,6 +133,14 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
   flushResults();
   flushHeld();
   return messages;
+}
+
+/**
+ * A response kept in the blob store because its event was over 512 KiB (CONTRACT §3) but not
+ * marked as offloaded (an offload threshold above that size): shown as a placeholder, never as `$blob`.
+ */
+function blobMark(response: unknown): OffloadMark | null {
+  return isBlobRef(response) ? { sha256: response.$blob.sha256, bytes: response.$blob.bytes, preview: "" } : null;
 }
 
 /** ~chars/4: the estimate for text the provider has not yet counted for us. */

@@ -114,11 +114,7 @@ export function planCall(call: CallState, needsApproval: (call: CallState) => bo
 }
 
 /** The loop's next step, decided from the log alone. */
-export type NextStep =
-  | { kind: "none" }
-  | { kind: "call"; plan: CallPlan }
-  | { kind: "model" }
-  | { kind: "complete" };
+export type NextStep = { kind: "none" } | { kind: "call"; plan: CallPlan } | { kind: "model" } | { kind: "complete" };
 
 export function decideNextStep(state: RunState, needsApproval: (call: CallState) => boolean): NextStep {
   if (state.closed || !state.turnId) return { kind: "none" };

@@ -1,4 +1,4 @@
-import { buildNextContext, type ContextInput, type NextContext, prepareContext } from "../context";
+import { buildNextContext, ContextOverflowError, type ContextInput, type NextContext, prepareContext } from "../context";
 import { type Event, type EventDraft, type EventStore, canonical, sha256Hex } from "../log";
 import type { ModelConfig, ModelPart, ModelProvider, NeutralMessage, ToolSpec } from "../model/types";
 import { ProviderError } from "../model/types";
@@ -708,10 +708,24 @@ export class SessionRuntime {
       return false;
     }
     const signal = this.#abort.signal;
-    const ctx = await prepareContext(
-      { ...this.deps, commit: (drafts) => this.commit(drafts), provider, signal, base },
-      this.#contextInput(turn.model),
-    );
+    let ctx: NextContext;
+    try {
+      ctx = await prepareContext(
+        {
+          ...this.deps,
+          commit: (drafts) => this.commit(drafts),
+          provider,
+          signal,
+          base,
+          failpoint: (id) => this.#failpoint(id),
+        },
+        this.#contextInput(turn.model),
+      );
+    } catch (err) {
+      if (!(err instanceof ContextOverflowError)) throw err;
+      this.#fail(base, "context_overflow", err.message);
+      return false;
+    }
     if (signal.aborted || this.#summary?.openTurn?.turnId !== turn.turnId) return false;
     const request = { messages: ctx.messages, tools: ctx.tools };
     const requestDigest = sha256Hex(canonical(request));

@@ -139,9 +139,9 @@ describe("buildModelMessages", () => {
   // CONTRACT §3 Turns: a message "joins [the turn]: the model reads it at its next call, placed
   // after the answer and tool results of the step during which it arrived". A message committed
   // while the model is still streaming (after the hidden modelRequest, before the answer) arrived
-  // during that step, so it belongs after the answer. The projection puts it before the answer,
-  // so at the next call the model sees its earlier answer as a reply to the new message.
-  it.fails("BUG: a user message sent while the model was streaming comes after that answer", () => {
+  // during that step, so it belongs after the answer; before it, the model would read its earlier
+  // answer as a reply to the new message.
+  it("a user message sent while the model was streaming comes after that answer", () => {
     const ev = newLog();
     ev.user("first");
     ev.modelRequest();
@@ -155,7 +155,7 @@ describe("buildModelMessages", () => {
     ]);
   });
 
-  it.fails("BUG: a user message sent while the model was streaming comes after that step's tool results", () => {
+  it("a user message sent while the model was streaming comes after that step's tool results", () => {
     const ev = newLog();
     ev.user("first");
     ev.modelRequest();
