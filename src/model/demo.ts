@@ -100,11 +100,15 @@ export function createDemoProvider(options: { chunkDelayMs?: number } = {}): Mod
  * A compaction call (CONTRACT §1: it sends no tools or ends with a user message that says
  * "summary") gets a checkpoint-shaped summary instead of the tool walk.
  */
+/** A compaction request (CONTRACT §1): ours send no tools and end with a user message asking for a summary. */
 function isSummaryRequest(request: ModelRequest): boolean {
+  if (request.tools.length > 0) return false;
   const last = request.messages.at(-1);
-  if (last?.role === "user" && /summar/i.test(last.content)) return true;
   const system = request.messages[0];
-  return request.tools.length === 0 && system?.role === "system" && /summar/i.test(system.content);
+  return (
+    (last?.role === "user" && /summar/i.test(last.content)) ||
+    (system?.role === "system" && /summar/i.test(system.content))
+  );
 }
 
 function buildSummary(messages: NeutralMessage[]): string {

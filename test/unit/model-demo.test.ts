@@ -126,21 +126,34 @@ describe("demo model", () => {
     expect(planDemoStep(request(messages))).toEqual(planDemoStep(request(structuredClone(messages))));
   });
 
-  it("answers a compaction request with a sectioned summary instead of tool calls", () => {
+  it("a user asking for a summary in a normal turn still gets the tool walk", () => {
     const step = planDemoStep(
       request([
         { role: "system", content: "You are an agent." },
-        { role: "user", content: TASK },
-        {
-          role: "assistant",
-          content: [{ type: "tool-call", callId: "c1", name: "write_file", args: { path: "notes/task.md" } }],
-        },
-        {
-          role: "tool",
-          content: [{ type: "tool-result", callId: "c1", name: "write_file", status: "ok", output: {} }],
-        },
-        { role: "user", content: "Write a summary of the conversation so far." },
+        { role: "user", content: "Summarise the report" },
       ]),
+    );
+    expect(step.kind).toBe("tool-call");
+  });
+
+  it("answers a compaction request (no tools, asks for a summary) with a sectioned summary", () => {
+    const step = planDemoStep(
+      request(
+        [
+          { role: "system", content: "You are an agent." },
+          { role: "user", content: TASK },
+          {
+            role: "assistant",
+            content: [{ type: "tool-call", callId: "c1", name: "write_file", args: { path: "notes/task.md" } }],
+          },
+          {
+            role: "tool",
+            content: [{ type: "tool-result", callId: "c1", name: "write_file", status: "ok", output: {} }],
+          },
+          { role: "user", content: "Write a summary of the conversation so far." },
+        ],
+        [],
+      ),
     );
 
     expect(step.kind).toBe("answer");
