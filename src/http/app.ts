@@ -17,8 +17,8 @@ import {
   PostMessage,
   REQUEST_ID,
   SESSION_ID,
-  SHA256,
   SessionOptions,
+  SHA256,
   WsQuery,
 } from "./schemas";
 
@@ -144,7 +144,8 @@ export function createApp() {
     } else {
       const m = /^Bearer ([^\s]+)$/i.exec(auth ?? "");
       const hashed = m ? principalOf(m[1]!) : null;
-      if (!hashed || !tokens.some((t) => principalOf(t) === hashed)) throw new ApiError("unauthorized", "missing or unknown token");
+      if (!hashed || !tokens.some((t) => principalOf(t) === hashed))
+        throw new ApiError("unauthorized", "missing or unknown token");
       c.set("principal", hashed);
     }
     const origin = c.req.header("origin");
@@ -224,7 +225,10 @@ export function createApp() {
         return r.ok ? r.value : null;
       }),
     );
-    return c.json({ sessions: sessions.filter((s): s is Session => s !== null), ...(page.next ? { next: page.next } : {}) });
+    return c.json({
+      sessions: sessions.filter((s): s is Session => s !== null),
+      ...(page.next ? { next: page.next } : {}),
+    });
   });
 
   app.get("/v1/sessions/:id", async (c) => {
@@ -343,7 +347,8 @@ export function createApp() {
 
   app.get("/v1/sessions/:id/ws", async (c) => {
     const q = parse(WsQuery, query(c), "query");
-    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") throw new ApiError("bad_request", "expected a WebSocket upgrade");
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
+      throw new ApiError("bad_request", "expected a WebSocket upgrade");
     await rateLimit(c);
     const url = new URL(c.req.url);
     url.search = "";

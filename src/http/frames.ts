@@ -3,7 +3,8 @@ import { z } from "zod";
 /** Max UTF-8 bytes of a message text (CONTRACT §2). */
 export const MAX_TEXT_BYTES = 262_144;
 
-const hasLoneSurrogate = (s: string) => /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+const hasLoneSurrogate = (s: string) =>
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 /** Message text: non-empty, well-formed UTF-16, within the byte limit (413 is decided before this). */
 export const MessageText = z

@@ -1,5 +1,5 @@
-import { sha256Hex } from "./hash";
 import type { SqlLike } from "../storage";
+import { sha256Hex } from "./hash";
 
 /** Chunk size: blob rows stay well under the 2 MB SQLite row limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;

@@ -1,8 +1,8 @@
+import type { SqlLike } from "../storage";
 import { BlobStore } from "./blobs";
 import { canonical } from "./canonical";
 import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
-import { GENESIS_DIGEST, chainDigest } from "./hash";
-import type { SqlLike } from "../storage";
+import { chainDigest, GENESIS_DIGEST } from "./hash";
 
 /** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
 export const INLINE_EVENT_LIMIT = 512 * 1024;

@@ -1,6 +1,6 @@
 import type { BlobStore } from "./blobs";
 import { type Event, isBlobRef } from "./event";
-import { GENESIS_DIGEST, chainDigest } from "./hash";
+import { chainDigest, GENESIS_DIGEST } from "./hash";
 
 export type VerifyResult = { ok: boolean; highWater: number; headDigest: string; problems: string[] };
 
@@ -49,11 +49,13 @@ export function verifyRows(
         problems.push(`seq ${row.seq}: ${c.status} response without dispatch`);
       answered.add(c.callId);
     }
-    if (blobs) for (const ref of findBlobRefs(e)) {
-      const meta = blobs.meta(ref.sha256);
-      if (!meta) problems.push(`seq ${row.seq}: blob ${ref.sha256} missing`);
-      else if (meta.bytes !== ref.bytes || !blobs.check(ref)) problems.push(`seq ${row.seq}: blob ${ref.sha256} corrupt`);
-    }
+    if (blobs)
+      for (const ref of findBlobRefs(e)) {
+        const meta = blobs.meta(ref.sha256);
+        if (!meta) problems.push(`seq ${row.seq}: blob ${ref.sha256} missing`);
+        else if (meta.bytes !== ref.bytes || !blobs.check(ref))
+          problems.push(`seq ${row.seq}: blob ${ref.sha256} corrupt`);
+      }
   }
   return { ok: problems.length === 0, highWater: expected - 1, headDigest: prev, problems };
 }

@@ -1,19 +1,25 @@
-import { buildNextContext, ContextOverflowError, type ContextInput, type NextContext, prepareContext } from "../context";
-import { type Event, type EventDraft, type EventStore, canonical, sha256Hex } from "../log";
+import {
+  buildNextContext,
+  type ContextInput,
+  ContextOverflowError,
+  type NextContext,
+  prepareContext,
+} from "../context";
+import { canonical, type Event, type EventDraft, type EventStore, sha256Hex } from "../log";
 import type { ModelConfig, ModelPart, ModelProvider, NeutralMessage, ToolSpec } from "../model/types";
 import { ProviderError } from "../model/types";
 import {
+  buildRecoveryPlan,
   type CallState,
+  decideNextStep,
   INTERRUPTED_DIRECTIVE,
   type PendingApproval,
+  projectRunState,
+  reduceSummary,
   type Session,
   type SessionCreated,
   type SessionOptions,
   type SessionSummary,
-  buildRecoveryPlan,
-  decideNextStep,
-  projectRunState,
-  reduceSummary,
   toSession,
 } from "../projections";
 import type { SqlLike } from "../storage";
@@ -125,9 +131,7 @@ export class SessionRuntime {
   }
 
   #loadSummary(): SessionSummary | null {
-    const row = this.deps.sql
-      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'")
-      .toArray()[0];
+    const row = this.deps.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").toArray()[0];
     const cached = row ? (JSON.parse(row.value) as SessionSummary) : null;
     const head = this.deps.store.head();
     if (cached && cached.highWater === head.highWater && cached.headDigest === head.headDigest) return cached;
@@ -217,7 +221,9 @@ export class SessionRuntime {
     if (input.title !== undefined) delta.title = input.title;
     if (input.model !== undefined) delta.model = input.model;
     if (Object.keys(delta).length === 0) return this.session();
-    this.commit([{ author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } }]);
+    this.commit([
+      { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
+    ]);
     return this.session();
   }
 
@@ -257,7 +263,9 @@ export class SessionRuntime {
   }
 
   #idempotentAnswer(key: string): unknown {
-    const row = this.deps.sql.exec<{ answer: string }>("SELECT answer FROM idempotency WHERE key = ?", key).toArray()[0];
+    const row = this.deps.sql
+      .exec<{ answer: string }>("SELECT answer FROM idempotency WHERE key = ?", key)
+      .toArray()[0];
     return row ? JSON.parse(row.answer) : null;
   }
 
@@ -281,9 +289,16 @@ export class SessionRuntime {
       ...(input.reason !== undefined ? { reason: input.reason } : {}),
     };
     const drafts: EventDraft[] = [
-      { author: "user", modelVisibility: "hidden", turnId: turn.turnId, runId: turn.runId, actions: { permissionDecision: decision } },
+      {
+        author: "user",
+        modelVisibility: "hidden",
+        turnId: turn.turnId,
+        runId: turn.runId,
+        actions: { permissionDecision: decision },
+      },
     ];
-    if (input.decision === "reject") drafts.push(this.#rejectedResponse(pending, turn, { reason: input.reason ?? "rejected by user" }));
+    if (input.decision === "reject")
+      drafts.push(this.#rejectedResponse(pending, turn, { reason: input.reason ?? "rejected by user" }));
     this.commit(drafts);
     await this.#kick();
     return this.session();
@@ -293,7 +308,10 @@ export class SessionRuntime {
     return (
       this.deps.sql
         // `decide` admits only `apr_<hex>` ids, so the pattern holds no wildcards.
-        .exec("SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1", `%"requestId":"${requestId}"%`)
+        .exec(
+          "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
+          `%"requestId":"${requestId}"%`,
+        )
         .toArray().length > 0
     );
   }
@@ -330,7 +348,9 @@ export class SessionRuntime {
           author: "runtime",
           modelVisibility: "hidden",
           ...base,
-          actions: { permissionDecision: { requestId: call.approval.requestId, decision: "reject", reason: "stopped" } },
+          actions: {
+            permissionDecision: { requestId: call.approval.requestId, decision: "reject", reason: "stopped" },
+          },
         });
         drafts.push(this.#rejectedResponse({ callId: call.callId, tool: call.name }, turn, { reason: "stopped" }));
       } else if (!call.dispatch) {
@@ -351,7 +371,12 @@ export class SessionRuntime {
         });
       }
     }
-    drafts.push({ author: "runtime", modelVisibility: "hidden", ...base, actions: { turnClose: { reason: "stopped" } } });
+    drafts.push({
+      author: "runtime",
+      modelVisibility: "hidden",
+      ...base,
+      actions: { turnClose: { reason: "stopped" } },
+    });
     this.commit(drafts);
     this.#abort.abort(new Error("stopped"));
     this.#abort = new AbortController();
@@ -416,7 +441,8 @@ export class SessionRuntime {
       }
       const cont = await this.#step();
       if (!cont) {
-        if (!this.#summary?.openTurn || (this.#summary?.pendingApprovals.length ?? 0) > 0) await this.deps.deleteAlarm();
+        if (!this.#summary?.openTurn || (this.#summary?.pendingApprovals.length ?? 0) > 0)
+          await this.deps.deleteAlarm();
         return;
       }
     }
@@ -441,7 +467,11 @@ export class SessionRuntime {
           author: "runtime",
           modelVisibility: "hidden",
           ...base,
-          content: { type: "error", code: "log_corrupt", message: `the log failed verification: ${problems.slice(0, 3).join("; ")}` },
+          content: {
+            type: "error",
+            code: "log_corrupt",
+            message: `the log failed verification: ${problems.slice(0, 3).join("; ")}`,
+          },
         },
         { author: "runtime", modelVisibility: "hidden", ...base, actions: { turnClose: { reason: "failed" } } },
       ]);
@@ -497,7 +527,9 @@ export class SessionRuntime {
       case "none":
         return false;
       case "complete":
-        this.commit([{ author: "runtime", modelVisibility: "hidden", ...base, actions: { turnClose: { reason: "completed" } } }]);
+        this.commit([
+          { author: "runtime", modelVisibility: "hidden", ...base, actions: { turnClose: { reason: "completed" } } },
+        ]);
         await this.#failpoint("F11");
         return false;
       case "model":
@@ -531,7 +563,9 @@ export class SessionRuntime {
             return false;
           }
           case "reject":
-            this.commit([this.#rejectedResponse({ callId: call.callId, tool: call.name }, base, { reason: "rejected" })]);
+            this.commit([
+              this.#rejectedResponse({ callId: call.callId, tool: call.name }, base, { reason: "rejected" }),
+            ]);
             return true;
           case "interrupted":
             this.commit([this.#interruptedResponse(call, base)]);
@@ -558,7 +592,11 @@ export class SessionRuntime {
     const idempotencyKey = `${this.deps.sessionId}:${call.callId}`;
     if (!tool || !parsed?.ok) {
       // Unknown tool or bad arguments: a read dispatch and an error the model reads, in one block.
-      const issues = !tool ? [{ message: `unknown or disabled tool: ${call.name}` }] : parsed && !parsed.ok ? parsed.issues : [];
+      const issues = !tool
+        ? [{ message: `unknown or disabled tool: ${call.name}` }]
+        : parsed && !parsed.ok
+          ? parsed.issues
+          : [];
       const drafts: EventDraft[] = [];
       if (!call.dispatch)
         drafts.push({
@@ -589,7 +627,9 @@ export class SessionRuntime {
           author: "runtime",
           modelVisibility: "hidden",
           ...ids,
-          actions: { toolDispatch: { callId: call.callId, tool: call.name, effect: tool.effect(args), idempotencyKey } },
+          actions: {
+            toolDispatch: { callId: call.callId, tool: call.name, effect: tool.effect(args), idempotencyKey },
+          },
         },
       ]);
       await this.#failpoint("F4");
@@ -610,7 +650,10 @@ export class SessionRuntime {
     } catch (err) {
       result = {
         status: "error",
-        response: { code: signal.aborted ? "aborted" : "tool_failed", message: err instanceof Error ? err.message : String(err) },
+        response: {
+          code: signal.aborted ? "aborted" : "tool_failed",
+          message: err instanceof Error ? err.message : String(err),
+        },
       };
     }
     await this.#failpoint("F6");
@@ -642,7 +685,12 @@ export class SessionRuntime {
   }
 
   /** T2: archive a large result first, then commit the outcome (and its workspace changes) in one block. */
-  async #commitOutcome(call: CallState, ids: { turnId: string; runId: string; invocationId?: string }, result: ToolResult, rerun: boolean) {
+  async #commitOutcome(
+    call: CallState,
+    ids: { turnId: string; runId: string; invocationId?: string },
+    result: ToolResult,
+    rerun: boolean,
+  ) {
     const text = serializeToolResponse(result.response);
     const bytes = new TextEncoder().encode(text).byteLength;
     const threshold = this.#summary?.options.offloadThresholdBytes ?? this.deps.config.offloadThresholdBytes;
@@ -651,7 +699,9 @@ export class SessionRuntime {
       // Archive first (its own transaction, read back and checked), placeholder second.
       const mediaType = typeof result.response === "string" ? "text/plain; charset=utf-8" : "application/json";
       const meta = this.deps.store.blobs.put(text, mediaType);
-      stateDelta = { offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder(call.name, text, meta).preview } };
+      stateDelta = {
+        offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder(call.name, text, meta).preview },
+      };
     }
     const actions = {
       ...(rerun ? { toolRecovery: { callId: call.callId, strategy: "rerun" as const } } : {}),
@@ -663,12 +713,19 @@ export class SessionRuntime {
           author: "tool",
           modelVisibility: "visible",
           ...ids,
-          content: { type: "functionResponse", callId: call.callId, name: call.name, status: result.status, response: result.response },
+          content: {
+            type: "functionResponse",
+            callId: call.callId,
+            name: call.name,
+            status: result.status,
+            response: result.response,
+          },
           ...(Object.keys(actions).length > 0 ? { actions } : {}),
         },
       ],
       ([e]) => {
-        if (result.status === "ok" && result.fileChanges?.length) applyFileChanges(this.deps.sql, result.fileChanges, e!.seq, e!.at);
+        if (result.status === "ok" && result.fileChanges?.length)
+          applyFileChanges(this.deps.sql, result.fileChanges, e!.seq, e!.at);
       },
     );
     if (bytes > threshold) await this.#failpoint("F10");
@@ -704,7 +761,11 @@ export class SessionRuntime {
     try {
       provider = this.deps.providerFor(turn.model);
     } catch (err) {
-      this.#fail(base, "provider_error", `model provider unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      this.#fail(
+        base,
+        "provider_error",
+        `model provider unavailable: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return false;
     }
     const signal = this.#abort.signal;
@@ -762,7 +823,10 @@ export class SessionRuntime {
         return true;
       } catch (err) {
         if (signal.aborted || this.#summary?.openTurn?.turnId !== turn.turnId) return false;
-        const perr = err instanceof ProviderError ? err : new ProviderError(String((err as Error)?.message ?? err), null, true, undefined, { cause: err });
+        const perr =
+          err instanceof ProviderError
+            ? err
+            : new ProviderError(String((err as Error)?.message ?? err), null, true, undefined, { cause: err });
         if (!perr.retryable || attempt >= RETRY_DELAYS_MS.length) {
           this.#fail(base, "provider_error", `model call failed after ${attempt + 1} attempt(s): ${perr.message}`);
           return false;
@@ -823,13 +887,21 @@ export class SessionRuntime {
     if (answer.thinking)
       drafts.push({
         ...model,
-        content: { type: "thinking", text: answer.thinking, ...(answer.signature ? { signature: answer.signature } : {}) },
+        content: {
+          type: "thinking",
+          text: answer.thinking,
+          ...(answer.signature ? { signature: answer.signature } : {}),
+        },
       });
-    if (answer.text || answer.calls.length === 0) drafts.push({ ...model, content: { type: "text", text: answer.text } });
+    if (answer.text || answer.calls.length === 0)
+      drafts.push({ ...model, content: { type: "text", text: answer.text } });
     const seen = new Set<string>();
     for (const c of answer.calls) {
       // Call ids must be unique in the session; a provider that reuses one gets a fresh id.
-      const callId = !c.callId || seen.has(c.callId) || this.deps.store.readByCall(c.callId).length > 0 ? `call_${newId()}` : c.callId;
+      const callId =
+        !c.callId || seen.has(c.callId) || this.deps.store.readByCall(c.callId).length > 0
+          ? `call_${newId()}`
+          : c.callId;
       seen.add(callId);
       drafts.push({ ...model, content: { type: "functionCall", callId, name: c.name, args: c.args ?? {} } });
     }
@@ -840,7 +912,9 @@ export class SessionRuntime {
             tokenUsage: {
               inputTokens: answer.usage.inputTokens,
               outputTokens: answer.usage.outputTokens,
-              ...(answer.usage.cachedInputTokens !== undefined ? { cachedInputTokens: answer.usage.cachedInputTokens } : {}),
+              ...(answer.usage.cachedInputTokens !== undefined
+                ? { cachedInputTokens: answer.usage.cachedInputTokens }
+                : {}),
             },
           }
         : {}),

@@ -25,7 +25,12 @@ export class DirectoryObject extends DurableObject<Env> {
   }
 
   add(id: string, parentId: string | null, createdAt: string): void {
-    this.ctx.storage.sql.exec("INSERT OR IGNORE INTO sessions (id, parent_id, created_at) VALUES (?, ?, ?)", id, parentId, createdAt);
+    this.ctx.storage.sql.exec(
+      "INSERT OR IGNORE INTO sessions (id, parent_id, created_at) VALUES (?, ?, ?)",
+      id,
+      parentId,
+      createdAt,
+    );
   }
 
   /** Newest first; the cursor is `<createdAt>|<id>` of the last row returned. */
@@ -47,7 +52,10 @@ export class DirectoryObject extends DurableObject<Env> {
     ).toArray();
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    return { ids: page.map((r) => r.id), ...(rows.length > limit && last ? { next: `${last.created_at}|${last.id}` } : {}) };
+    return {
+      ids: page.map((r) => r.id),
+      ...(rows.length > limit && last ? { next: `${last.created_at}|${last.id}` } : {}),
+    };
   }
 
   /** Counts a request in the current minute; true while under `limit`. */

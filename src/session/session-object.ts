@@ -1,9 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../http/frames";
+import { mergeModel } from "../http/model-options";
 import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createProvider, type ModelConfig } from "../model";
-import { mergeModel } from "../http/model-options";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { ApiError, asResult, type Result } from "../runtime/errors";
 import { SessionRuntime } from "../runtime/session-runtime";
@@ -38,7 +38,11 @@ export class SessionObject extends DurableObject<Env> {
       setAlarm: (at) => ctx.storage.setAlarm(at),
       deleteAlarm: () => ctx.storage.deleteAlarm(),
       providerFor: (model) =>
-        createProvider(model, { baseUrl: env.MODEL_BASE_URL, apiKey: env.MODEL_API_KEY, fetch: (i, init) => fetch(i, init) }),
+        createProvider(model, {
+          baseUrl: env.MODEL_BASE_URL,
+          apiKey: env.MODEL_API_KEY,
+          fetch: (i, init) => fetch(i, init),
+        }),
       fetch: (i, init) => fetch(i, init),
       config: {
         httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
@@ -70,8 +74,14 @@ export class SessionObject extends DurableObject<Env> {
   create(input: { options: SessionOptions; model: ModelConfig; parentId: string | null }): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
-      if (threshold < MIN_THRESHOLD) throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
-      return this.#runtime.create({ id: this.ctx.id.toString(), parentId: input.parentId, options: input.options, model: input.model });
+      if (threshold < MIN_THRESHOLD)
+        throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
+      return this.#runtime.create({
+        id: this.ctx.id.toString(),
+        parentId: input.parentId,
+        options: input.options,
+        model: input.model,
+      });
     });
   }
 
@@ -86,7 +96,8 @@ export class SessionObject extends DurableObject<Env> {
       if (input.model) {
         model = mergeModel(current.model, input.model);
         const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
-        if (threshold < MIN_THRESHOLD) throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
+        if (threshold < MIN_THRESHOLD)
+          throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }
       return this.#runtime.patch({ title: input.title, model });
     });
@@ -117,7 +128,11 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => {
       this.#runtime.session();
       const rows = this.#store.readSerializedAfter(after, limit);
-      return { text: rows.map((r) => `${r.json}\n`).join(""), last: rows.at(-1)?.seq ?? after, done: rows.length < limit };
+      return {
+        text: rows.map((r) => `${r.json}\n`).join(""),
+        last: rows.at(-1)?.seq ?? after,
+        done: rows.length < limit,
+      };
     });
   }
 
@@ -179,7 +194,12 @@ export class SessionObject extends DurableObject<Env> {
       const expiresAt = Date.now() + TICKET_TTL_MS;
       const sql = this.ctx.storage.sql;
       sql.exec("DELETE FROM tickets WHERE expires_at < ?", Date.now());
-      sql.exec("INSERT INTO tickets (hash, principal, expires_at) VALUES (?, ?, ?)", sha256Hex(ticket), principal, expiresAt);
+      sql.exec(
+        "INSERT INTO tickets (hash, principal, expires_at) VALUES (?, ?, ?)",
+        sha256Hex(ticket),
+        principal,
+        expiresAt,
+      );
       return { ticket, expiresAt: new Date(expiresAt).toISOString() };
     });
   }
@@ -194,7 +214,8 @@ export class SessionObject extends DurableObject<Env> {
     const ticket = url.searchParams.get("ticket");
     const after = Number(url.searchParams.get("after") ?? "0");
     if (!this.#runtime.exists()) return errorResponse("not_found", "session not found");
-    if (ticket !== null && !this.#consumeTicket(ticket, principal)) return errorResponse("unauthorized", "invalid ticket");
+    if (ticket !== null && !this.#consumeTicket(ticket, principal))
+      return errorResponse("unauthorized", "invalid ticket");
     if (after > this.#store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
@@ -220,7 +241,8 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const send = (frame: unknown) => ws.send(JSON.stringify(frame));
     const size = typeof message === "string" ? utf8Bytes(message) : message.byteLength;
-    if (size > MAX_FRAME_BYTES) return send({ type: "error", error: { code: "payload_too_large", message: "frame over 1 MiB" } });
+    if (size > MAX_FRAME_BYTES)
+      return send({ type: "error", error: { code: "payload_too_large", message: "frame over 1 MiB" } });
     let raw: unknown;
     try {
       raw = JSON.parse(typeof message === "string" ? message : new TextDecoder().decode(message));
@@ -230,13 +252,21 @@ export class SessionObject extends DurableObject<Env> {
     const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : undefined;
     const parsed = ClientFrame.safeParse(raw);
     if (!parsed.success) {
-      return send({ type: "error", ...(id ? { id } : {}), error: { code: "bad_request", message: describeIssues(parsed.error) } });
+      return send({
+        type: "error",
+        ...(id ? { id } : {}),
+        error: { code: "bad_request", message: describeIssues(parsed.error) },
+      });
     }
     const frame = parsed.data;
     let result: Result<unknown>;
     if (frame.type === "message") {
       if (utf8Bytes(frame.text) > MAX_TEXT_BYTES)
-        return send({ type: "error", ...(id ? { id } : {}), error: { code: "payload_too_large", message: "text over 262144 bytes" } });
+        return send({
+          type: "error",
+          ...(id ? { id } : {}),
+          error: { code: "payload_too_large", message: "text over 262144 bytes" },
+        });
       result = await this.postMessage({ text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
     } else if (frame.type === "approval") {
       result = await this.decide({ requestId: frame.requestId, decision: frame.decision, reason: frame.reason });

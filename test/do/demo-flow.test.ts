@@ -5,7 +5,10 @@ describe("a session with the demo model", () => {
   it("runs a task to a completed turn with paired dispatches and a verifiable log", async () => {
     const s = await createSession({ title: "demo" });
     expect(s.highWater).toBe(1);
-    const sent = await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "write a haiku about logs" } });
+    const sent = await api(`/v1/sessions/${s.id}/messages`, {
+      method: "POST",
+      json: { text: "write a haiku about logs" },
+    });
     expect(sent.status).toBe(202);
     expect(sent.body.seq).toBe(2);
     const done = await waitForSession(s.id, (x) => x.openTurn === false);
@@ -17,7 +20,9 @@ describe("a session with the demo model", () => {
     const calls = events.filter((e) => e.content?.type === "functionCall");
     for (const c of calls) {
       const d = events.findIndex((e) => e.actions?.toolDispatch?.callId === c.content.callId);
-      const r = events.findIndex((e) => e.content?.type === "functionResponse" && e.content.callId === c.content.callId);
+      const r = events.findIndex(
+        (e) => e.content?.type === "functionResponse" && e.content.callId === c.content.callId,
+      );
       expect(d).toBeGreaterThan(-1);
       expect(r).toBeGreaterThan(d);
     }
