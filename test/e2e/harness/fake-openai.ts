@@ -383,7 +383,7 @@ export const DEFAULT_SUMMARY = [
   "Continue the user's task.",
   "## Progress and next steps",
   "Work so far is summarized by the fake model.",
-  "## Constraints, decisions, facts",
+  "## Constraints, decisions and facts",
   "None recorded.",
   "## Open items",
   "None.",
