@@ -12,11 +12,24 @@ export function failpointArmed(env: FailpointEnv, id: FailpointId): boolean {
   return !!env.HW_FAILPOINT && env.HW_FAILPOINT.split(",").includes(id);
 }
 
+let halted = false;
+
+/** True once a failpoint fired: from then on the object does nothing at all (no commit, no slice). */
+export function haltedAtFailpoint(): boolean {
+  return halted;
+}
+
+/** Never resolves: what the object does after a failpoint. */
+export function hang(): Promise<never> {
+  return new Promise<never>(() => {});
+}
+
 export async function failpoint(env: FailpointEnv, id: FailpointId): Promise<void> {
   if (!failpointArmed(env, id)) return;
+  halted = true;
   if (env.HW_FAILPOINT_URL) {
     await fetch(env.HW_FAILPOINT_URL, { method: "POST", body: id }).catch(() => undefined);
   }
   // Hang until the harness kills the process: nothing after this boundary may run.
-  await new Promise<never>(() => {});
+  await hang();
 }

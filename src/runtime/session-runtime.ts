@@ -35,7 +35,7 @@ import {
 } from "../tools";
 import type { ToolDefinition, ToolResult } from "../tools/types";
 import { ApiError } from "./errors";
-import { type FailpointEnv, type FailpointId, failpoint } from "./failpoints";
+import { type FailpointEnv, type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
 export const LEASE_MS = 3_000;
@@ -181,6 +181,7 @@ export class SessionRuntime {
    * synchronous transaction; then tells the sockets. `also` joins the transaction.
    */
   commit(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
+    if (haltedAtFailpoint()) throw new Error("halted at a failpoint");
     const before = this.#summary ? this.session() : null;
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
@@ -405,6 +406,7 @@ export class SessionRuntime {
 
   /** The alarm handler: runs one slice of the loop, or only re-arms if a loop is alive. */
   async alarm(): Promise<void> {
+    if (haltedAtFailpoint()) return hang();
     if (this.#loop) {
       await this.deps.setAlarm(this.#now() + LEASE_MS);
       return;

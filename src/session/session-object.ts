@@ -6,6 +6,7 @@ import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { ApiError, asResult, type Result } from "../runtime/errors";
+import { haltedAtFailpoint, hang } from "../runtime/failpoints";
 import { SessionRuntime } from "../runtime/session-runtime";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
@@ -63,6 +64,7 @@ export class SessionObject extends DurableObject<Env> {
     try {
       await this.#runtime.alarm();
     } catch (err) {
+      if (haltedAtFailpoint()) return hang();
       // A bug in one slice must not lose the turn: come back shortly and decide again from the log.
       console.error("highwater: slice failed", err);
       if (this.#runtime.summary?.openTurn) await this.ctx.storage.setAlarm(Date.now() + 5_000);
