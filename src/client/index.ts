@@ -6,6 +6,7 @@
 import type { NextContext } from "../context";
 import type { Event, VerifyResult } from "../log";
 import type { Session, SessionOptions, TranscriptItem } from "../projections";
+import { ERROR_STATUS } from "../runtime/errors";
 
 export type { Event, Session, SessionOptions, TranscriptItem, VerifyResult };
 
@@ -35,18 +36,7 @@ export type ClientFrame =
 type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
 
 /** Contract error codes and their HTTP status, so socket errors carry a status too. */
-const STATUS_OF: Record<string, number> = {
-  not_configured: 503,
-  unauthorized: 401,
-  forbidden: 403,
-  payload_too_large: 413,
-  not_found: 404,
-  method_not_allowed: 405,
-  bad_request: 400,
-  conflict: 409,
-  rate_limited: 429,
-  internal: 500,
-};
+const STATUS_OF: Record<string, number> = ERROR_STATUS;
 
 /**
  * A failed call, on the contract's error shape `{ error: { code, message } }`. `status` is 0

@@ -357,19 +357,7 @@ export class SessionRuntime {
       } else if (!call.dispatch) {
         drafts.push(this.#rejectedResponse({ callId: call.callId, tool: call.name }, turn, { reason: "stopped" }));
       } else {
-        drafts.push({
-          author: "tool",
-          modelVisibility: "visible",
-          ...base,
-          invocationId: call.invocationId,
-          content: {
-            type: "functionResponse",
-            callId: call.callId,
-            name: call.name,
-            status: "interrupted",
-            response: { reason: "stopped", message: "The user stopped the turn while this call was running." },
-          },
-        });
+        drafts.push(this.#interruptedResponse(call, base, "stopped"));
       }
     }
     drafts.push({
@@ -502,8 +490,16 @@ export class SessionRuntime {
     return true;
   }
 
-  #interruptedResponse(call: CallState, base: { turnId: string; runId: string }): EventDraft {
-    return {
+  /**
+   * An `interrupted` outcome for a dispatched call: after a crash (with `toolRecovery` and the
+   * directive to inspect before retrying) or because the user stopped the turn.
+   */
+  #interruptedResponse(
+    call: CallState,
+    base: { turnId: string; runId: string },
+    why: "recovery" | "stopped" = "recovery",
+  ): EventDraft {
+    const draft: EventDraft = {
       author: "tool",
       modelVisibility: "visible",
       ...base,
@@ -513,10 +509,14 @@ export class SessionRuntime {
         callId: call.callId,
         name: call.name,
         status: "interrupted",
-        response: { interrupted: true, message: INTERRUPTED_DIRECTIVE },
+        response:
+          why === "stopped"
+            ? { reason: "stopped", message: "The user stopped the turn while this call was running." }
+            : { interrupted: true, message: INTERRUPTED_DIRECTIVE },
       },
-      actions: { toolRecovery: { callId: call.callId, strategy: "interrupted" } },
     };
+    if (why === "recovery") draft.actions = { toolRecovery: { callId: call.callId, strategy: "interrupted" } };
+    return draft;
   }
 
   /** One step of the loop. Returns false when the slice should end (waiting, closed). */
