@@ -61,8 +61,13 @@ export class EventStore {
         const at = new Date().toISOString();
         for (const draft of drafts) {
           const seq = highWater + 1;
-          const event = this.#externalize({ ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at });
-          const body = canonical(event);
+          let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
+          // Serialized once; only an event over the inline limit is rewritten and serialized again.
+          let body = canonical(event);
+          if (body.length > INLINE_EVENT_LIMIT) {
+            event = this.#externalize(event);
+            body = canonical(event);
+          }
           const digest = chainDigest(headDigest, body);
           this.sql.exec(
             "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -91,7 +96,6 @@ export class EventStore {
 
   /** Moves payloads out of an event whose canonical JSON is over the inline limit. */
   #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
-    if (canonical(event).length <= INLINE_EVENT_LIMIT) return event;
     const e = structuredClone(event);
     const toBlob = (value: unknown): BlobRef => {
       const text = typeof value === "string" ? value : canonical(value);

@@ -1,0 +1,954 @@
+/**
+ * `npm run bench` (DESIGN §9, issue 5): our log against the physical limit (a raw INSERT)
+ * and the incumbents (`agents` Sessions, `@cloudflare/ai-chat`), measured in one workerd in
+ * the same run, plus context build, recovery, restart and WebSocket fan-out on the real app.
+ * Prints one table and writes bench/results/<timestamp>.json and bench/results/latest.json.
+ *
+ * Method. Every measure is the median of RUNS runs (STORAGE_RUNS for the append contest)
+ * after a warm-up, with min and max.
+ * Costs inside an object are taken from the Node side around whole HTTP calls that each do
+ * many operations, minus an empty call to the same object: both the wall clock and the CPU
+ * time of the workerd process that runs the Worker (all threads, /proc schedstat, ns). The
+ * targets on per-operation costs use CPU time: on a small shared machine the wall clock
+ * mostly measures the scheduler (both are printed). Latencies (restart, fan-out) are wall
+ * clock.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import WebSocket from "ws";
+import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
+import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
+import {
+  type BenchServer,
+  cpuNs,
+  memory,
+  QUIET_WRANGLER_ENV,
+  resetPeak,
+  stableWorkerd,
+  startBenchWorker,
+} from "./procs";
+
+const RUNS = 5;
+/** The append contenders are cheap to run and noisy on a shared machine: more runs. */
+const STORAGE_RUNS = 9;
+const SIZES = [1_000, 10_000, 100_000] as const;
+const CHAT_SIZES = [100, 1_000, 5_000] as const;
+/** Operations per timed call: enough for ≥ ~20 ms of work, so the empty call's cost is small beside it. */
+const BATCH = { raw: 5_000, ours: 2_500, agents: 700, readTail: 100, commit: 500 } as const;
+const CHAT_BATCH: Record<(typeof CHAT_SIZES)[number], number> = { 100: 50, 1000: 5, 5000: 1 };
+const TOKEN = "bench-token";
+const MB = 1024 * 1024;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const began = Date.now();
+const log = (msg: string) => process.stderr.write(`bench [${((Date.now() - began) / 1000).toFixed(0)} s] ${msg}\n`);
+
+/** A --persist-to directory, removed when the run ends, also when it is interrupted. */
+function scratchDir(prefix: string): string {
+  const dir = makePersistDir(prefix);
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+// ---- statistics ---------------------------------------------------------------------------
+
+type Stat = { median: number; min: number; max: number; n: number; samples: number[] };
+
+function stat(samples: number[]): Stat {
+  const s = [...samples].sort((a, b) => a - b);
+  const mid = s.length / 2;
+  const median = s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { median, min: s[0]!, max: s[s.length - 1]!, n: s.length, samples };
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+/** Two samples per run: CPU time of workerd and wall clock, both per operation. */
+type Cost = { cpu: Stat; wall: Stat; unit: string };
+
+// ---- the bench Worker ---------------------------------------------------------------------
+
+type Ns = "BENCH_LOG" | "BENCH_SESSION" | "BENCH_AGENTS" | "BENCH_CHAT";
+type CallResult<T> = { value: T; wallMs: number; cpuMs: number; workerMs: number };
+
+class WorkerdRestarted extends Error {}
+
+class Bench {
+  /** Empty-call costs per object, the baseline subtracted from every timed call. */
+  readonly #empties = new Map<string, { cpu: number[]; wall: number[] }>();
+
+  constructor(public srv: BenchServer) {}
+
+  /** workerd restarts seen (and recovered from) during the run. */
+  restarts = 0;
+
+  /**
+   * One call, timed. Should workerd restart under it (wrangler reloads on a change in a
+   * watched file, e.g. node_modules, or the process dies), the call is made again on the
+   * new process: a request cut short committed nothing, and fills and truncations are
+   * idempotent.
+   */
+  async call<T>(ns: Ns, name: string, method: string, args: unknown[] = [], repeat = 1): Promise<CallResult<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#callOnce<T>(ns, name, method, args, repeat);
+      } catch (err) {
+        if (!(err instanceof WorkerdRestarted) || attempt >= 3) throw err;
+        this.restarts++;
+        log(
+          `workerd restarted during ${ns}/${name}.${method} (${err.message}); calling again. wrangler's output ends:\n` +
+            this.srv.logs().slice(-1500),
+        );
+        this.srv.workerd = await stableWorkerd(this.srv.pgid, this.srv.port, Date.now() + 120_000);
+      }
+    }
+  }
+
+  async #callOnce<T>(ns: Ns, name: string, method: string, args: unknown[], repeat: number): Promise<CallResult<T>> {
+    const pid = this.srv.workerd;
+    const cpu = () => {
+      try {
+        return cpuNs(pid);
+      } catch {
+        throw new WorkerdRestarted(`pid ${pid} is gone`);
+      }
+    };
+    const c0 = cpu();
+    const t0 = performance.now();
+    const res = await fetch(`${this.srv.url}/call`, {
+      method: "POST",
+      body: JSON.stringify({ ns, name, method, args, repeat }),
+    });
+    const text = await res.text();
+    const wallMs = performance.now() - t0;
+    const cpuMs = (cpu() - c0) / 1e6;
+    if (res.status === 503 && /restarted/.test(text)) throw new WorkerdRestarted(text.slice(0, 80));
+    const body = JSON.parse(text) as { ok: boolean; value: T; error?: string; workerMs: number };
+    if (!body.ok) throw new Error(`${ns}/${name}.${method}: ${body.error}`);
+    return { value: body.value, wallMs, cpuMs, workerMs: body.workerMs };
+  }
+
+  /** For `ctx.abort()`: the call is expected to fail. */
+  async callExpectingError(ns: Ns, name: string, method: string): Promise<void> {
+    const res = await fetch(`${this.srv.url}/call`, { method: "POST", body: JSON.stringify({ ns, name, method }) });
+    await res.arrayBuffer();
+  }
+
+  async empty(ns: Ns, name: string): Promise<void> {
+    const r = await this.call(ns, name, ns === "BENCH_SESSION" ? "benchEmpty" : "empty");
+    const e = this.#empties.get(ns) ?? { cpu: [], wall: [] };
+    e.cpu.push(r.cpuMs);
+    e.wall.push(r.wallMs);
+    this.#empties.set(ns, e);
+  }
+
+  baseline(ns: Ns): { cpu: number; wall: number } {
+    const e = this.#empties.get(ns);
+    if (!e) return { cpu: 0, wall: 0 };
+    return { cpu: stat(e.cpu.slice(-30)).median, wall: stat(e.wall.slice(-30)).median };
+  }
+
+  /** Per-operation cost of one timed call that did `ops` operations. */
+  perOp(ns: Ns, r: CallResult<unknown>, ops: number, scale = 1): { cpu: number; wall: number } {
+    const b = this.baseline(ns);
+    return { cpu: (Math.max(0, r.cpuMs - b.cpu) * scale) / ops, wall: (Math.max(0, r.wallMs - b.wall) * scale) / ops };
+  }
+}
+
+/** Runs `once` 1 + RUNS times (the first is a warm-up) and gathers the per-op samples. */
+async function measure(unit: string, once: (run: number) => Promise<{ cpu: number; wall: number }>): Promise<Cost> {
+  const cpu: number[] = [];
+  const wall: number[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const s = await once(run);
+    if (run === 0) continue;
+    cpu.push(s.cpu);
+    wall.push(s.wall);
+  }
+  return { cpu: stat(cpu), wall: stat(wall), unit };
+}
+
+// ---- storage: append, raw insert, peers --------------------------------------------------
+
+type StorageResults = {
+  raw: Record<number, Cost>;
+  ours: Record<number, Cost>;
+  control: Record<number, Cost>;
+  proposed: Record<number, Cost>;
+  agents: Record<number, Cost>;
+  readTail: Record<number, Cost>;
+  chat: Record<number, Cost>;
+  profile: Record<string, Cost>;
+  rpcOneAppend: Cost;
+  sizes: Record<string, unknown>;
+};
+
+/**
+ * Pre-fills (untimed) what the append contest needs: our log and the raw table, and the
+ * agents peer. The other objects are filled after the contest, so that their data (one
+ * isolate serves every object of the Worker) does not make the contest's garbage
+ * collections dearer.
+ */
+async function fillContest(b: Bench) {
+  for (const size of SIZES) {
+    const t0 = Date.now();
+    // In chunks of 20k: a call that runs for seconds can make wrangler restart workerd.
+    let info = { events: 0, raw: 0 };
+    let agents = 0;
+    for (let target = Math.min(size, 20_000); ; target = Math.min(size, target + 20_000)) {
+      info = (await b.call<{ events: number; raw: number }>("BENCH_LOG", `log-${size}`, "fill", [target])).value;
+      agents = (await b.call<number>("BENCH_AGENTS", `agents-${size}`, "fill", [target])).value;
+      if (target >= size) break;
+    }
+    log(
+      `filled ${size}: log ${info.events} (+raw ${info.raw}), agents ${agents} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  }
+}
+
+/** Sessions for context, recovery and commit: turns, a checkpoint, an open turn. */
+async function fillSessions(b: Bench) {
+  const fill = async (name: string, size: number) => {
+    for (;;) {
+      const r = await b.call<{ done: boolean; events: number }>("BENCH_SESSION", name, "benchFill", [size]);
+      if (r.value.done) return r.value.events;
+    }
+  };
+  for (const size of SIZES) {
+    const t0 = Date.now();
+    const events = await fill(`ctx-${size}`, size);
+    log(`filled session ${size}: ${events} events in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  await fill("commit-1000", 1_000);
+}
+
+async function storage(b: Bench): Promise<StorageResults> {
+  const out: StorageResults = {
+    raw: {},
+    ours: {},
+    control: {},
+    proposed: {},
+    agents: {},
+    readTail: {},
+    chat: {},
+    profile: {},
+    rpcOneAppend: { cpu: stat([0]), wall: stat([0]), unit: "ms" },
+    sizes: {},
+  };
+  type Contender = "raw" | "ours" | "control" | "proposed" | "agents";
+  const contenders: Contender[] = ["raw", "ours", "control", "proposed", "agents"];
+  for (const size of SIZES) {
+    const obj = `log-${size}`;
+    const peer = `agents-${size}`;
+    const peerTruncated = (STORAGE_RUNS + 1) * BATCH.agents >= 0.1 * size;
+    const samples = Object.fromEntries(contenders.map((c) => [c, []])) as unknown as Record<
+      Contender,
+      { cpu: number; wall: number }[]
+    >;
+    const timed = async (c: Contender) => {
+      if (c === "agents") {
+        await b.empty("BENCH_AGENTS", peer);
+        const r = await b.call<{ ids: string[] }>("BENCH_AGENTS", peer, "append", [BATCH.agents]);
+        // The peer's own deleteMessages rewires children through an unindexed parent_id: at
+        // 100k it runs for seconds. Where the whole contest grows the peer by under 10%
+        // (100k), it is not truncated at all.
+        if (peerTruncated) await b.call("BENCH_AGENTS", peer, "truncate", [r.value.ids]);
+        return b.perOp("BENCH_AGENTS", r, BATCH.agents, 1000);
+      }
+      await b.empty("BENCH_LOG", obj);
+      const k = c === "raw" ? BATCH.raw : BATCH.ours;
+      const r =
+        c === "raw"
+          ? await b.call("BENCH_LOG", obj, "appendRaw", [k])
+          : c === "ours"
+            ? await b.call("BENCH_LOG", obj, "appendOurs", [k])
+            : await b.call("BENCH_LOG", obj, "profile", [c === "control" ? "protoControl" : "protoSerializeOnce", k]);
+      await b.call("BENCH_LOG", obj, "truncate", [size, size]);
+      return b.perOp("BENCH_LOG", r, k, 1000); // µs per event
+    };
+    for (let run = 0; run <= STORAGE_RUNS; run++) {
+      // Interleaved, in an order that rotates every run, so drift in machine load and whatever
+      // one contender leaves behind (garbage, a checkpoint) touch every contender alike.
+      // Truncated after each call, so every batch starts at the same log size.
+      for (let i = 0; i < contenders.length; i++) {
+        const c = contenders[(run + i) % contenders.length]!;
+        const s = await timed(c);
+        if (run > 0) samples[c].push(s);
+      }
+    }
+    for (const k of contenders) {
+      out[k][size] = {
+        cpu: stat(samples[k].map((s) => s.cpu)),
+        wall: stat(samples[k].map((s) => s.wall)),
+        unit: "µs",
+      };
+    }
+    out.readTail[size] = await measure("ms", async () => {
+      await b.empty("BENCH_LOG", obj);
+      return b.perOp("BENCH_LOG", await b.call("BENCH_LOG", obj, "readTail", [200, BATCH.readTail]), BATCH.readTail);
+    });
+    const info = await b.call<Record<string, number>>("BENCH_LOG", obj, "info");
+    const agentCount = await b.call<number>("BENCH_AGENTS", peer, "count");
+    const agentBytes = await b.call<number>("BENCH_AGENTS", peer, "storedBytes");
+    out.sizes[size] = { ...info.value, agentsMessages: agentCount.value, agentsMessageBytes: agentBytes.value };
+    log(
+      `append @${size}: raw ${out.raw[size]!.cpu.median.toFixed(1)} µs, ours ${out.ours[size]!.cpu.median.toFixed(1)} µs, agents ${out.agents[size]!.cpu.median.toFixed(1)} µs (CPU)`,
+    );
+  }
+
+  for (const size of CHAT_SIZES) await b.call("BENCH_CHAT", `chat-${size}`, "fill", [size]);
+  for (const size of CHAT_SIZES) {
+    const obj = `chat-${size}`;
+    const k = CHAT_BATCH[size];
+    out.chat[size] = await measure("ms", async () => {
+      await b.empty("BENCH_CHAT", obj);
+      const r = await b.call<{ count: number }>("BENCH_CHAT", obj, "persistOne", [k]);
+      const back = await b.call<number>("BENCH_CHAT", obj, "truncate", [size]);
+      if (back.value !== size) throw new Error(`chat truncate: ${back.value} messages, expected ${size}`);
+      return b.perOp("BENCH_CHAT", r, k);
+    });
+    log(`ai-chat persistMessages @${size}: ${out.chat[size]!.cpu.median.toFixed(2)} ms (CPU)`);
+  }
+
+  // Where an append's time goes (10k events), for the analysis of a miss.
+  const phases = ["canonical", "hash", "insertPlain", "insertIndexed", "insertIndexedTxn", "txnEmpty", "append"];
+  const K = 3_000;
+  for (const phase of phases) {
+    out.profile[phase] = await measure("µs", async () => {
+      await b.empty("BENCH_LOG", "log-10000");
+      const r = await b.call("BENCH_LOG", "log-10000", "profile", [phase, K]);
+      if (phase === "append") await b.call("BENCH_LOG", "log-10000", "truncate", [10_000, 10_000]);
+      return b.perOp("BENCH_LOG", r, K, 1000);
+    });
+  }
+
+  // Latency of one Worker → object RPC that commits one append, timed in the Worker around
+  // `n` sequential awaited RPCs (its clock moves in milliseconds).
+  out.rpcOneAppend = await measure("ms", async () => {
+    const n = 100;
+    const r = await b.call("BENCH_LOG", "log-1000", "appendOurs", [1], n);
+    await b.call("BENCH_LOG", "log-1000", "truncate", [1_000, 1_000]);
+    return { cpu: r.cpuMs / n, wall: r.workerMs / n };
+  });
+  return out;
+}
+
+// ---- context build and recovery -----------------------------------------------------------
+
+type RowCount = { statements: number; rowsRead: number; rowsWritten: number };
+type ContextAnswer = {
+  inObjectMs: number;
+  rows: RowCount;
+  messages: number;
+  rawFromSeq: number;
+  checkpoint: string | null;
+};
+type RecoverAnswer = {
+  construct: { ms: number; rows: RowCount } | null;
+  planMs: number;
+  planRows: RowCount;
+  problems: string[];
+  plan: { interrupted: string[]; closed: boolean };
+  highWater: number;
+};
+
+type ContextResults = {
+  /** SessionRuntime.commit of one event, µs (the log grows from 1k over the runs). */
+  commit: Cost;
+  build: Record<number, Cost & { rowsRead: number; messages: number; rawFromSeq: number; checkpoint: string | null }>;
+  recover: Record<number, Cost & { peakMB: Stat; rowsRead: number; statements: number; interrupted: string[] }>;
+  memory: {
+    /** Peak RSS growth of the first request to a 100k-event session on a freshly started workerd. */
+    coldPeakMB: number;
+    coldRssBeforeMB: number;
+    contextPeakMB: number;
+    coldWake: { cpuMs: number; wallMs: number };
+    clearRefs: boolean;
+  };
+};
+
+async function context(b: Bench): Promise<ContextResults> {
+  const out: ContextResults = {
+    commit: await measure("µs", async () => {
+      await b.empty("BENCH_SESSION", "commit-1000");
+      const r = await b.call("BENCH_SESSION", "commit-1000", "benchCommit", [BATCH.commit]);
+      return b.perOp("BENCH_SESSION", r, BATCH.commit, 1000);
+    }),
+    build: {},
+    recover: {},
+    memory: {
+      coldPeakMB: Number.NaN,
+      coldRssBeforeMB: Number.NaN,
+      contextPeakMB: Number.NaN,
+      coldWake: { cpuMs: Number.NaN, wallMs: Number.NaN },
+      clearRefs: false,
+    },
+  };
+  for (const size of SIZES) {
+    const obj = `ctx-${size}`;
+    await b.callExpectingError("BENCH_SESSION", obj, "benchAbort");
+    await b.empty("BENCH_SESSION", obj);
+    const probe = await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [1]);
+    // Enough builds per call for ≥ ~40 ms of work.
+    const m = Math.max(1, Math.min(50, Math.round(40 / Math.max(0.05, probe.cpuMs - b.baseline("BENCH_SESSION").cpu))));
+    let last = probe.value;
+    const cost = await measure("ms", async () => {
+      await b.empty("BENCH_SESSION", obj);
+      const r = await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [m]);
+      last = r.value;
+      return b.perOp("BENCH_SESSION", r, m);
+    });
+    out.build[size] = {
+      ...cost,
+      rowsRead: last.rows.rowsRead,
+      messages: last.messages,
+      rawFromSeq: last.rawFromSeq,
+      checkpoint: last.checkpoint,
+    };
+    log(
+      `context @${size}: ${cost.cpu.median.toFixed(2)} ms (CPU), ${last.rows.rowsRead} rows read, ${last.messages} messages`,
+    );
+
+    // Each run meets a fresh instance (ctx.abort) and reads the workerd's peak RSS around it.
+    let answer: RecoverAnswer | null = null;
+    const peaks: number[] = [];
+    const rec = await measure("ms", async (run) => {
+      await b.empty("BENCH_SESSION", obj);
+      await b.callExpectingError("BENCH_SESSION", obj, "benchAbort");
+      const pid = b.srv.workerd;
+      const cleared = resetPeak(pid);
+      const before = memory(pid);
+      const r = await b.call<RecoverAnswer>("BENCH_SESSION", obj, "benchRecover");
+      if (run > 0) peaks.push(cleared ? (memory(pid).hwm - before.rss) / MB : Number.NaN);
+      answer = r.value;
+      return b.perOp("BENCH_SESSION", r, 1);
+    });
+    const a = answer as RecoverAnswer | null;
+    if (!a || a.problems.length > 0) throw new Error(`recovery @${size}: ${JSON.stringify(a)}`);
+    out.recover[size] = {
+      ...rec,
+      peakMB: stat(peaks),
+      rowsRead: (a.construct?.rows.rowsRead ?? 0) + a.planRows.rowsRead,
+      statements: (a.construct?.rows.statements ?? 0) + a.planRows.statements,
+      interrupted: a.plan.interrupted,
+    };
+    log(`recovery @${size}: ${rec.wall.median.toFixed(2)} ms, ${out.recover[size]!.rowsRead} rows read`);
+  }
+  return out;
+}
+
+/**
+ * A woken object on a freshly started workerd (the database file opened, the script loaded,
+ * nothing cached): the first request to the 100k-event session, and its peak memory; then
+ * a context build's peak on the same process.
+ */
+async function coldMemory(b: Bench, persistTo: string, out: ContextResults) {
+  const size = SIZES[SIZES.length - 1]!;
+  const obj = `ctx-${size}`;
+  await b.srv.stop();
+  b.srv = await startBenchWorker(persistTo);
+  // Load the script (one isolate serves all the Worker's objects), then reset the peak.
+  for (let i = 0; i < 3; i++) await b.empty("BENCH_LOG", "warm");
+  await sleep(200);
+  const pid = b.srv.workerd;
+  out.memory.clearRefs = resetPeak(pid);
+  const before = memory(pid);
+  const r = await b.call<RecoverAnswer>("BENCH_SESSION", obj, "benchRecover");
+  out.memory.coldPeakMB = (memory(pid).hwm - before.rss) / MB;
+  out.memory.coldRssBeforeMB = before.rss / MB;
+  out.memory.coldWake = { cpuMs: r.cpuMs, wallMs: r.wallMs };
+  resetPeak(pid);
+  const beforeCtx = memory(pid);
+  await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [1]);
+  out.memory.contextPeakMB = (memory(pid).hwm - beforeCtx.rss) / MB;
+  log(
+    `cold wake @${size}: ${r.wallMs.toFixed(1)} ms, peak +${out.memory.coldPeakMB.toFixed(1)} MB (recovery), +${out.memory.contextPeakMB.toFixed(1)} MB (context build)`,
+  );
+}
+
+// ---- the real app: restart → continued model call ------------------------------------------
+
+async function api(w: Wrangler, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${w.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Polls /healthz every 20 ms until it answers 200: the moment a (re)started app is ready. */
+async function firstHealthy(url: string, stop: AbortSignal): Promise<number> {
+  while (!stop.aborted) {
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.ok) return Date.now();
+    } catch {}
+    await sleep(20);
+  }
+  return Number.NaN;
+}
+
+type RestartResults = { fromReady: Stat; fromSpawn: Stat; completed: number; runs: number };
+
+/**
+ * RUNS crash cycles on one app and one --persist-to: a message whose model call hangs
+ * mid-stream, kill -9 of the whole process group while it hangs, a restart, and the time
+ * until the fake provider receives the continued call. The fake hangs every even-numbered
+ * request and answers every odd one (the continuation), so each cycle starts idle.
+ */
+export async function restart(): Promise<RestartResults> {
+  const fromReady: number[] = [];
+  const fromSpawn: number[] = [];
+  let completed = 0;
+  const fake: FakeOpenAI = await startFakeOpenAI((_body, index) =>
+    index % 2 === 0 ? { text: "never finishes", hangAfterChunks: 2 } : { text: "continued after the restart" },
+  );
+  const persistTo = scratchDir("hw-bench-restart-");
+  const vars = { API_TOKENS: TOKEN, MODEL_BASE_URL: fake.url, MODEL_API_KEY: "x", MODEL_NAME: "fake-model" };
+  let w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
+  try {
+    const id = String((await api(w, "POST", "/v1/sessions", { title: "restart" })).id);
+    for (let run = 0; run < RUNS; run++) {
+      await api(w, "POST", `/v1/sessions/${id}/messages`, { text: `Summarize the plan (${run}).` });
+      await fake.waitForRequests(2 * run + 1, 60_000);
+      await w.kill9();
+      // Same machine, same --persist-to; the port is ours so that we can watch it come up.
+      const port = await freePort();
+      let inspectorPort = await freePort();
+      while (inspectorPort === port) inspectorPort = await freePort();
+      const watching = new AbortController();
+      const spawnedAt = Date.now();
+      const healthy = firstHealthy(`http://127.0.0.1:${port}`, watching.signal);
+      w = await startWrangler({ persistTo, vars, port, inspectorPort, env: QUIET_WRANGLER_ENV });
+      const readyAt = await healthy;
+      watching.abort();
+      const continued = (await fake.waitForRequests(2 * run + 2, 60_000))[2 * run + 1]!;
+      fromReady.push(continued.at - readyAt);
+      fromSpawn.push(continued.at - spawnedAt);
+      for (let i = 0; i < 300; i++) {
+        const s = await api(w, "GET", `/v1/sessions/${id}`);
+        if (!s.openTurn) {
+          if (s.status === "idle") completed++;
+          break;
+        }
+        await sleep(100);
+      }
+      log(`restart ${run + 1}: continued call ${fromReady.at(-1)} ms after ready, ${fromSpawn.at(-1)} ms after spawn`);
+    }
+  } finally {
+    await w.stop();
+    await fake.close();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+  return { fromReady: stat(fromReady), fromSpawn: stat(fromSpawn), completed, runs: RUNS };
+}
+
+// ---- the real app: WebSocket fan-out --------------------------------------------------------
+
+type Received = { seq: number; digest: string; at: string; recvAt: number };
+
+type Client = { socket: WebSocket; events: Received[]; ready: Promise<void> };
+
+function connect(w: Wrangler, id: string): Client {
+  const socket = new WebSocket(`${w.url.replace(/^http/, "ws")}/v1/sessions/${id}/ws`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const events: Received[] = [];
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    socket.once("error", reject);
+  });
+  socket.on("message", (data) => {
+    const recvAt = Date.now();
+    const frame = JSON.parse(data.toString()) as { type: string; event?: { seq: number; digest: string; at: string } };
+    if (frame.type === "ready") markReady();
+    if (frame.type === "event" && frame.event) events.push({ ...frame.event, recvAt });
+  });
+  return { socket, events, ready };
+}
+
+type FanoutRun = { p50: number; p99: number; clients: number; inOrder: number; events: number; deliveries: number };
+type FanoutResults = {
+  sessions: number;
+  clients: number;
+  runs: FanoutRun[];
+  p50: Stat;
+  p99: Stat;
+  allInOrder: boolean;
+};
+
+async function fanoutOnce(w: Wrangler, sessions: number, perSession: number): Promise<FanoutRun> {
+  const ids: string[] = [];
+  for (let i = 0; i < sessions; i++) ids.push(String((await api(w, "POST", "/v1/sessions", { title: `fan-${i}` })).id));
+  const clients = new Map<string, Client[]>();
+  for (const id of ids)
+    clients.set(
+      id,
+      Array.from({ length: perSession }, () => connect(w, id)),
+    );
+  await Promise.all([...clients.values()].flat().map((c) => c.ready));
+  const starts = new Map<string, number>();
+  await Promise.all(
+    ids.map(async (id) => {
+      const r = await api(w, "POST", `/v1/sessions/${id}/messages`, { text: "Plan a trip to Lisbon." });
+      starts.set(id, Number(r.seq));
+    }),
+  );
+  const latencies: number[] = [];
+  let inOrder = 0;
+  let deliveries = 0;
+  let events = 0;
+  for (const id of ids) {
+    let highWater = 0;
+    for (let i = 0; ; i++) {
+      const s = await api(w, "GET", `/v1/sessions/${id}`);
+      if (!s.openTurn) {
+        highWater = Number(s.highWater);
+        break;
+      }
+      if (i > 600) throw new Error(`fan-out: session ${id} did not finish its turn`);
+      await sleep(100);
+    }
+    const log = (await api(w, "GET", `/v1/sessions/${id}/events?after=0&limit=1000`)) as unknown as {
+      events: { seq: number; digest: string }[];
+    };
+    events += highWater;
+    for (const c of clients.get(id)!) {
+      for (let i = 0; i < 100 && (c.events.at(-1)?.seq ?? 0) < highWater; i++) await sleep(50);
+      const ok =
+        c.events.length === highWater &&
+        c.events.every((e, i) => e.seq === i + 1 && e.digest === log.events[i]?.digest);
+      if (ok) inOrder++;
+      deliveries += c.events.length;
+      for (const e of c.events) if (e.seq >= starts.get(id)!) latencies.push(e.recvAt - Date.parse(e.at));
+    }
+  }
+  for (const c of [...clients.values()].flat()) c.socket.close();
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    clients: sessions * perSession,
+    inOrder,
+    events,
+    deliveries,
+  };
+}
+
+export async function fanout(): Promise<FanoutResults[]> {
+  const persistTo = scratchDir("hw-bench-fanout-");
+  const w = await startWrangler({ persistTo, vars: { API_TOKENS: TOKEN }, env: QUIET_WRANGLER_ENV });
+  const out: FanoutResults[] = [];
+  try {
+    for (const [sessions, perSession] of [
+      [1, 50],
+      [20, 5],
+    ] as const) {
+      const runs: FanoutRun[] = [];
+      for (let run = 0; run <= RUNS; run++) {
+        const r = await fanoutOnce(w, sessions, perSession);
+        if (run > 0) runs.push(r);
+        log(
+          `fan-out ${sessions}×${perSession} run ${run}: p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.inOrder}/${r.clients} clients complete and in order`,
+        );
+      }
+      out.push({
+        sessions,
+        clients: perSession,
+        runs,
+        p50: stat(runs.map((r) => r.p50)),
+        p99: stat(runs.map((r) => r.p99)),
+        allInOrder: runs.every((r) => r.inOrder === r.clients),
+      });
+    }
+  } finally {
+    await w.stop();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+  return out;
+}
+
+// ---- the table ------------------------------------------------------------------------------
+
+type Row = { measure: string; value: string; wall: string; ratio: string; target: string; met: string };
+const rows: Row[] = [];
+let targets = 0;
+let met = 0;
+
+const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+const span = (s: Stat, d = 2) => `${fmt(s.median, d)} [${fmt(s.min, d)} … ${fmt(s.max, d)}]`;
+
+function info(measure: string, value: string, wall = "", ratio = "") {
+  rows.push({ measure, value, wall, ratio, target: "", met: "" });
+}
+
+function target(measure: string, value: string, ratio: string, goal: string, ok: boolean) {
+  targets++;
+  if (ok) met++;
+  rows.push({ measure, value, wall: "", ratio, target: goal, met: ok ? "yes" : "NO" });
+}
+
+function printTable() {
+  const head: Row = {
+    measure: "measure",
+    value: "median [min … max]",
+    wall: "wall median",
+    ratio: "ratio",
+    target: "target",
+    met: "met",
+  };
+  const all = [head, ...rows];
+  const keys = ["measure", "value", "wall", "ratio", "target", "met"] as const;
+  console.log(
+    `Costs: CPU time of the Worker's workerd per operation (all threads), median of ${STORAGE_RUNS} (append) or ${RUNS} runs, ` +
+      `with the wall-clock median beside it; latencies (restart, fan-out, RPC) are wall clock.`,
+  );
+  const widths = keys.map((k) => Math.max(...all.map((r) => r[k].length)));
+  const line = (r: Row) =>
+    keys
+      .map((k, i) => r[k].padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  console.log(line(head));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) console.log(line(r));
+  console.log(`targets met: ${met}/${targets}`);
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+/** The whole bench: measures, prints the table, writes the results. */
+export async function main(): Promise<void> {
+  const started = Date.now();
+  const load0 = loadavg();
+  const persistTo = scratchDir("hw-bench-");
+  log(`bench worker (persist ${persistTo}); ${cpus().length} CPUs, load ${load0.map((l) => l.toFixed(1)).join(" ")}`);
+  const bench = new Bench(await startBenchWorker(persistTo));
+  let st: StorageResults;
+  let ctx: ContextResults;
+  try {
+    await fillContest(bench);
+    st = await storage(bench);
+    await fillSessions(bench);
+    ctx = await context(bench);
+    await coldMemory(bench, persistTo, ctx);
+  } catch (err) {
+    log(`failed; the bench worker's output ends:\n${bench.srv.logs().slice(-4000)}`);
+    throw err;
+  } finally {
+    await bench.srv.stop();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+  const rs = await restart();
+  const fo = await fanout();
+
+  // append
+  const [small, , large] = SIZES;
+  const k = (size: number) => `${size / 1000}k`;
+  for (const size of SIZES) {
+    const raw = st.raw[size]!;
+    const ours = st.ours[size]!;
+    const agents = st.agents[size]!;
+    info(`raw INSERT (same bytes, plain table), µs/event @${k(size)}`, span(raw.cpu), fmt(raw.wall.median));
+    info(
+      `our append (EventStore.append), µs/event @${k(size)}`,
+      span(ours.cpu),
+      fmt(ours.wall.median),
+      `${fmt(ours.cpu.median / raw.cpu.median)}× raw`,
+    );
+    info(
+      `agents Sessions.appendMessage, µs/message @${k(size)}`,
+      span(agents.cpu),
+      fmt(agents.wall.median),
+      `${fmt(agents.cpu.median / ours.cpu.median)}× ours`,
+    );
+  }
+  info(
+    `our SessionRuntime.commit of one event (append + summary + meta), µs @1k→${(1_000 + (RUNS + 1) * BATCH.commit) / 1000}k`,
+    span(ctx.commit.cpu),
+    fmt(ctx.commit.wall.median),
+    `agents @1k ${fmt(st.agents[small]!.cpu.median / ctx.commit.cpu.median)}× this`,
+  );
+  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.raw[s]!.cpu.median));
+  target("our append vs raw INSERT (worst size)", `${fmt(worstRaw)}×`, `${fmt(worstRaw)}×`, "≤ 3×", worstRaw <= 3);
+  const growth = st.ours[large]!.cpu.median / st.ours[small]!.cpu.median;
+  target(
+    "our append @100k vs @1k",
+    `${fmt(st.ours[large]!.cpu.median)} / ${fmt(st.ours[small]!.cpu.median)} µs`,
+    `${fmt(growth)}×`,
+    "≤ 1.2×",
+    growth <= 1.2,
+  );
+  const worstPeer = Math.min(...SIZES.map((s) => st.agents[s]!.cpu.median / st.ours[s]!.cpu.median));
+  target(
+    "our append vs agents appendMessage (worst size)",
+    `${fmt(worstPeer)}× faster`,
+    `${fmt(worstPeer)}×`,
+    "≥ 4× faster",
+    worstPeer >= 4,
+  );
+  for (const size of SIZES) {
+    const p = st.proposed[size]!;
+    const c = st.control[size]!;
+    info(
+      `  proposal, serialize once (bench/proto-store.ts) vs its control, µs @${k(size)}`,
+      `${span(p.cpu)} vs ${fmt(c.cpu.median)}`,
+      fmt(p.wall.median),
+      `${fmt(p.cpu.median / st.raw[size]!.cpu.median)}× raw; agents ${fmt(st.agents[size]!.cpu.median / p.cpu.median)}×`,
+    );
+  }
+  const pr = st.profile;
+  info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
+  info("  parts @10k: chain SHA-256 (node:crypto createHash), µs", span(pr.hash!.cpu));
+  info(
+    "  parts @10k: INSERT 8 columns plain / +2 indexes / +transactionSync, µs",
+    `${fmt(pr.insertPlain!.cpu.median)} / ${fmt(pr.insertIndexed!.cpu.median)} / ${fmt(pr.insertIndexedTxn!.cpu.median)}`,
+  );
+  for (const size of CHAT_SIZES) {
+    const c = st.chat[size]!;
+    info(
+      `ai-chat persistMessages (transcript + 1 message), ms/call @${size}`,
+      span(c.cpu),
+      fmt(c.wall.median),
+      `${fmt((c.cpu.median * 1000) / st.ours[small]!.cpu.median, 0)}× our append`,
+    );
+  }
+  for (const size of SIZES)
+    info(
+      `read the newest 200 events, ms @${k(size)}`,
+      span(st.readTail[size]!.cpu, 3),
+      fmt(st.readTail[size]!.wall.median, 3),
+    );
+  info(
+    "Worker→object RPC committing one append, ms (wall timed in the Worker; CPU)",
+    span(st.rpcOneAppend.wall, 3),
+    "",
+    `CPU ${fmt(st.rpcOneAppend.cpu.median, 3)} ms`,
+  );
+
+  // context
+  for (const size of SIZES) {
+    const c = ctx.build[size]!;
+    info(
+      `context build after compaction, ms @${k(size)}`,
+      span(c.cpu),
+      fmt(c.wall.median),
+      `${c.rowsRead} rows read, ${c.messages} msgs, from seq ${c.rawFromSeq}`,
+    );
+  }
+  const ctxRatio = ctx.build[large]!.cpu.median / ctx.build[small]!.cpu.median;
+  target(
+    "context build @100k vs @1k",
+    `${fmt(ctx.build[large]!.cpu.median)} / ${fmt(ctx.build[small]!.cpu.median)} ms`,
+    `${fmt(ctxRatio)}×`,
+    "≤ 2×",
+    ctxRatio <= 2,
+  );
+
+  // recovery
+  for (const size of SIZES) {
+    const r = ctx.recover[size]!;
+    info(
+      `wake + recovery plan (fresh instance), ms @${k(size)}`,
+      span(r.cpu),
+      fmt(r.wall.median),
+      `${r.rowsRead} rows read, ${r.statements} statements, peak +${fmt(r.peakMB.median, 1)} MB`,
+    );
+  }
+  const m = ctx.memory;
+  info(
+    "cold wake + recovery plan @100k on a fresh workerd (1 run), ms",
+    fmt(m.coldWake.cpuMs),
+    fmt(m.coldWake.wallMs),
+    `peak +${fmt(m.coldPeakMB, 1)} MB over RSS ${fmt(m.coldRssBeforeMB, 0)} MB`,
+  );
+  info("context build @100k on that workerd: peak memory growth, MB", fmt(m.contextPeakMB, 1));
+  const rowsSmall = ctx.recover[small]!.rowsRead;
+  const rowsLarge = ctx.recover[large]!.rowsRead;
+  target(
+    "wake + recovery @100k: rows read vs @1k (O(suffix))",
+    `${rowsLarge} / ${rowsSmall} rows`,
+    `${fmt(rowsLarge / Math.max(1, rowsSmall))}×`,
+    "≤ 1.2× (flat)",
+    rowsLarge <= 1.2 * rowsSmall,
+  );
+  const peak = Math.max(ctx.recover[large]!.peakMB.max, m.coldPeakMB);
+  target(
+    "wake + recovery @100k: peak workerd memory growth (worst run)",
+    `${fmt(peak, 1)} MB`,
+    "",
+    "< 64 MB (½ of 128)",
+    m.clearRefs && peak < 64,
+  );
+
+  // restart
+  target(
+    "restart → continued model call, ms after ready (wall)",
+    span(rs.fromReady, 0),
+    `spawn→call ${fmt(rs.fromSpawn.median, 0)} ms`,
+    "median < 2000",
+    rs.fromReady.median < 2000 && rs.completed === rs.runs,
+  );
+  info("  turns completed after the restart", `${rs.completed}/${rs.runs}`);
+
+  // fan-out
+  for (const f of fo) {
+    const events = f.runs.at(-1)!.events;
+    info(`fan-out ${f.sessions}×${f.clients}: commit → client latency p50, ms (wall)`, span(f.p50, 0));
+    info(`fan-out ${f.sessions}×${f.clients}: commit → client latency p99, ms (wall)`, span(f.p99, 0));
+    target(
+      `fan-out ${f.sessions} session(s) × ${f.clients} clients: every event, in order`,
+      f.runs.map((r) => `${r.inOrder}/${r.clients}`).join(" "),
+      `${events} events/run`,
+      "all clients, all runs",
+      f.allInOrder,
+    );
+  }
+
+  const seconds = (Date.now() - started) / 1000;
+  const load1 = loadavg();
+  const result = {
+    at: new Date(started).toISOString(),
+    seconds,
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      loadAvgStart: load0,
+      loadAvgEnd: load1,
+      node: process.version,
+    },
+    method:
+      `medians of ${STORAGE_RUNS} (append contest) or ${RUNS} runs after a warm-up; per-op cost = (call − empty call to the same object) / ops, ` +
+      "from Node; cpu = CPU time of the Worker's workerd process, all threads (schedstat); wall = wall clock",
+    targets: { met, total: targets },
+    workerdRestarts: bench.restarts,
+    rows,
+    storage: st,
+    context: ctx,
+    restart: rs,
+    fanout: fo,
+  };
+  // bench/run.mjs runs us from a snapshot; results go to the real repository, formatted the
+  // way `npm run check` (Biome) wants them.
+  const root = process.env.HW_BENCH_ROOT ?? REPO_ROOT;
+  const dir = join(root, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date(started).toISOString().replace(/[:.]/g, "-");
+  const files = [join(dir, `${stamp}.json`), join(dir, "latest.json")];
+  for (const file of files) writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  execFileSync(join(root, "node_modules", ".bin", "biome"), ["format", "--write", ...files], {
+    cwd: root,
+    stdio: "ignore",
+  });
+  log(`${seconds.toFixed(0)} s; results in bench/results/${stamp}.json and bench/results/latest.json`);
+  printTable();
+}
