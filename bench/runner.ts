@@ -178,8 +178,6 @@ async function measure(unit: string, once: (run: number) => Promise<{ cpu: numbe
 type StorageResults = {
   raw: Record<number, Cost>;
   ours: Record<number, Cost>;
-  control: Record<number, Cost>;
-  proposed: Record<number, Cost>;
   agents: Record<number, Cost>;
   readTail: Record<number, Cost>;
   chat: Record<number, Cost>;
@@ -231,8 +229,6 @@ async function storage(b: Bench): Promise<StorageResults> {
   const out: StorageResults = {
     raw: {},
     ours: {},
-    control: {},
-    proposed: {},
     agents: {},
     readTail: {},
     chat: {},
@@ -240,8 +236,8 @@ async function storage(b: Bench): Promise<StorageResults> {
     rpcOneAppend: { cpu: stat([0]), wall: stat([0]), unit: "ms" },
     sizes: {},
   };
-  type Contender = "raw" | "ours" | "control" | "proposed" | "agents";
-  const contenders: Contender[] = ["raw", "ours", "control", "proposed", "agents"];
+  type Contender = "raw" | "ours" | "agents";
+  const contenders: Contender[] = ["raw", "ours", "agents"];
   for (const size of SIZES) {
     const obj = `log-${size}`;
     const peer = `agents-${size}`;
@@ -262,12 +258,7 @@ async function storage(b: Bench): Promise<StorageResults> {
       }
       await b.empty("BENCH_LOG", obj);
       const k = c === "raw" ? BATCH.raw : BATCH.ours;
-      const r =
-        c === "raw"
-          ? await b.call("BENCH_LOG", obj, "appendRaw", [k])
-          : c === "ours"
-            ? await b.call("BENCH_LOG", obj, "appendOurs", [k])
-            : await b.call("BENCH_LOG", obj, "profile", [c === "control" ? "protoControl" : "protoSerializeOnce", k]);
+      const r = await b.call("BENCH_LOG", obj, c === "raw" ? "appendRaw" : "appendOurs", [k]);
       await b.call("BENCH_LOG", obj, "truncate", [size, size]);
       return b.perOp("BENCH_LOG", r, k, 1000); // µs per event
     };
@@ -796,16 +787,6 @@ export async function main(): Promise<void> {
     "≥ 4× faster",
     worstPeer >= 4,
   );
-  for (const size of SIZES) {
-    const p = st.proposed[size]!;
-    const c = st.control[size]!;
-    info(
-      `  proposal, serialize once (bench/proto-store.ts) vs its control, µs @${k(size)}`,
-      `${span(p.cpu)} vs ${fmt(c.cpu.median)}`,
-      fmt(p.wall.median),
-      `${fmt(p.cpu.median / st.raw[size]!.cpu.median)}× raw; agents ${fmt(st.agents[size]!.cpu.median / p.cpu.median)}×`,
-    );
-  }
   const pr = st.profile;
   info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
   info("  parts @10k: chain SHA-256 (node:crypto createHash), µs", span(pr.hash!.cpu));

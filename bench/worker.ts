@@ -22,7 +22,6 @@ import { buildRecoveryPlan } from "../src/projections";
 import { SessionRuntime } from "../src/runtime/session-runtime";
 import { SessionObject } from "../src/session";
 import { applyMigrations } from "../src/storage";
-import { ProtoStore } from "./proto-store";
 
 type BenchEnv = Env & {
   BENCH_LOG: DurableObjectNamespace<BenchLog>;
@@ -200,8 +199,7 @@ export class BenchLog extends DurableObject<BenchEnv> {
   /**
    * One ingredient of an append, `k` times, so the runner can time each one alone (CPU of
    * the whole call minus an empty call): canonical JSON, the chain digest, the INSERT with
-   * and without our indexes and transaction wrapper, and the append with the proposed
-   * change (proto-store.ts) beside a copy of today's algorithm (the control).
+   * and without our indexes and transaction wrapper, and the whole append.
    */
   profile(phase: ProfilePhase, k: number) {
     const id = this.ctx.id.toString();
@@ -259,13 +257,6 @@ export class BenchLog extends DurableObject<BenchEnv> {
       case "append":
         for (let i = 0; i < k; i++) this.#store.append([this.#drafts[(base + i) % POOL]!]);
         break;
-      case "protoControl":
-      case "protoSerializeOnce": {
-        const proto = new ProtoStore(sql, id, this.#txn, phase === "protoSerializeOnce");
-        for (let i = 0; i < k; i++) proto.append([this.#drafts[(base + i) % POOL]!]);
-        this.#store = new EventStore(sql, id, this.#txn);
-        break;
-      }
     }
     const inObjectMs = performance.now() - t0;
     if (phase.startsWith("insert")) sql.exec("DROP TABLE IF EXISTS p_events");
@@ -282,8 +273,6 @@ const PROFILE_PHASES = [
   "insertIndexedTxn",
   "txnEmpty",
   "append",
-  "protoControl",
-  "protoSerializeOnce",
 ] as const;
 type ProfilePhase = (typeof PROFILE_PHASES)[number];
 

@@ -5,7 +5,7 @@ import {
   type NextContext,
   prepareContext,
 } from "../context";
-import { canonical, type Event, type EventDraft, type EventStore, sha256Hex } from "../log";
+import { canonical, type Event, type EventDraft, type EventStore, type ResponseStatus, sha256Hex } from "../log";
 import type { ModelConfig, ModelPart, ModelProvider, NeutralMessage, ToolSpec } from "../model/types";
 import { ProviderError } from "../model/types";
 import {
@@ -75,6 +75,25 @@ const newId = () => crypto.randomUUID();
 
 /** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */
 export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+
+type EventIds = { turnId: string; runId: string; invocationId?: string };
+
+/** The `tool` event answering a call (T2, or the answer recovery, stop or a rejection gives it). */
+function responseDraft(
+  call: { callId: string; name: string },
+  ids: EventIds,
+  status: ResponseStatus,
+  response: unknown,
+  actions?: EventDraft["actions"],
+): EventDraft {
+  return {
+    author: "tool",
+    modelVisibility: "visible",
+    ...ids,
+    content: { type: "functionResponse", callId: call.callId, name: call.name, status, response },
+    ...(actions ? { actions } : {}),
+  };
+}
 
 /** A model answer gathered from the stream, committed as a whole once it is complete. */
 type ModelAnswer = {
@@ -322,13 +341,12 @@ export class SessionRuntime {
     turn: { turnId: string; runId: string },
     response: unknown,
   ): EventDraft {
-    return {
-      author: "tool",
-      modelVisibility: "visible",
-      turnId: turn.turnId,
-      runId: turn.runId,
-      content: { type: "functionResponse", callId: p.callId, name: p.tool, status: "rejected", response },
-    };
+    return responseDraft(
+      { callId: p.callId, name: p.tool },
+      { turnId: turn.turnId, runId: turn.runId },
+      "rejected",
+      response,
+    );
   }
 
   /**
@@ -499,24 +517,18 @@ export class SessionRuntime {
     base: { turnId: string; runId: string },
     why: "recovery" | "stopped" = "recovery",
   ): EventDraft {
-    const draft: EventDraft = {
-      author: "tool",
-      modelVisibility: "visible",
-      ...base,
-      invocationId: call.invocationId,
-      content: {
-        type: "functionResponse",
-        callId: call.callId,
-        name: call.name,
-        status: "interrupted",
-        response:
-          why === "stopped"
-            ? { reason: "stopped", message: "The user stopped the turn while this call was running." }
-            : { interrupted: true, message: INTERRUPTED_DIRECTIVE },
-      },
-    };
-    if (why === "recovery") draft.actions = { toolRecovery: { callId: call.callId, strategy: "interrupted" } };
-    return draft;
+    return why === "stopped"
+      ? responseDraft(call, { ...base, invocationId: call.invocationId }, "interrupted", {
+          reason: "stopped",
+          message: "The user stopped the turn while this call was running.",
+        })
+      : responseDraft(
+          call,
+          { ...base, invocationId: call.invocationId },
+          "interrupted",
+          { interrupted: true, message: INTERRUPTED_DIRECTIVE },
+          { toolRecovery: { callId: call.callId, strategy: "interrupted" } },
+        );
   }
 
   /** One step of the loop. Returns false when the slice should end (waiting, closed). */
@@ -607,18 +619,7 @@ export class SessionRuntime {
           ...ids,
           actions: { toolDispatch: { callId: call.callId, tool: call.name, effect: "read", idempotencyKey } },
         });
-      drafts.push({
-        author: "tool",
-        modelVisibility: "visible",
-        ...ids,
-        content: {
-          type: "functionResponse",
-          callId: call.callId,
-          name: call.name,
-          status: "error",
-          response: { code: "invalid_arguments", issues },
-        },
-      });
+      drafts.push(responseDraft(call, ids, "error", { code: "invalid_arguments", issues }));
       this.commit(drafts);
       return true;
     }
@@ -710,21 +711,7 @@ export class SessionRuntime {
       ...(stateDelta ? { stateDelta } : {}),
     };
     this.commit(
-      [
-        {
-          author: "tool",
-          modelVisibility: "visible",
-          ...ids,
-          content: {
-            type: "functionResponse",
-            callId: call.callId,
-            name: call.name,
-            status: result.status,
-            response: result.response,
-          },
-          ...(Object.keys(actions).length > 0 ? { actions } : {}),
-        },
-      ],
+      [responseDraft(call, ids, result.status, result.response, Object.keys(actions).length > 0 ? actions : undefined)],
       ([e]) => {
         if (result.status === "ok" && result.fileChanges?.length)
           applyFileChanges(this.deps.sql, result.fileChanges, e!.seq, e!.at);
