@@ -399,6 +399,8 @@ function renderSession(client: HighwaterClient, id: string) {
     const n = session?.recoveryNotice;
     const key = n && `highwater.dismissed.${id}.${n.atSeq}`;
     if (!n || !key || localStorage.getItem(key)) return banner.replaceChildren();
+    // The banner names calls by their tool: wait until the replay has reached the notice.
+    if ((events.at(-1)?.seq ?? 0) < n.atSeq) return;
     const names = new Map<string, string>();
     for (const e of events) if (e.content?.type === "functionCall") names.set(e.content.callId, e.content.name);
     const call = (c: string) => h("li", {}, h("code", {}, names.get(c) ?? "call"), ` ${c}`);
