@@ -150,8 +150,16 @@ export class SessionRuntime {
   }
 
   #loadSummary(): SessionSummary | null {
-    const row = this.deps.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").toArray()[0];
-    const cached = row ? (JSON.parse(row.value) as SessionSummary) : null;
+    const rows = new Map(
+      this.deps.sql
+        .exec<{ key: string; value: string }>("SELECT key, value FROM meta WHERE key IN ('summary', 'options')")
+        .toArray()
+        .map((r) => [r.key, r.value]),
+    );
+    const summary = rows.get("summary");
+    const options = rows.get("options");
+    const cached =
+      summary && options ? ({ ...JSON.parse(summary), options: JSON.parse(options) } as SessionSummary) : null;
     const head = this.deps.store.head();
     if (cached && cached.highWater === head.highWater && cached.headDigest === head.headDigest) return cached;
     // The cache is behind or missing: rebuild it from the log (it is only ever a cache).
@@ -163,12 +171,19 @@ export class SessionRuntime {
       for (const e of page) s = reduceSummary(s, e);
       after = page[page.length - 1]!.seq;
     }
-    if (s) this.#writeSummary(s);
+    if (s) this.#writeSummary(s, null);
     return s;
   }
 
-  #writeSummary(s: SessionSummary) {
-    this.deps.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('summary', ?)", JSON.stringify(s));
+  /**
+   * Writes the summary cache. The options (up to 64 KiB of system prompt) are fixed at
+   * creation, so they are written apart and only when they change, not on every commit.
+   */
+  #writeSummary(s: SessionSummary, previous: SessionSummary | null) {
+    const { options, ...rest } = s;
+    this.deps.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('summary', ?)", JSON.stringify(rest));
+    if (options !== previous?.options)
+      this.deps.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('options', ?)", JSON.stringify(options));
   }
 
   /** Events of the open turn from its last model request (or its start): what a step projects. */
@@ -205,7 +220,7 @@ export class SessionRuntime {
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
-      if (next) this.#writeSummary(next);
+      if (next) this.#writeSummary(next, this.#summary);
       also?.(evs);
     });
     this.#summary = next;

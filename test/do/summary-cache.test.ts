@@ -1,0 +1,46 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { EventStore } from "../../src/log";
+import { createProvider } from "../../src/model";
+import { SessionRuntime } from "../../src/runtime/session-runtime";
+import { api, createSession, waitForSession } from "./helpers";
+
+describe("the session summary is a cache of the log", () => {
+  it("is rebuilt from the log when its rows are lost, giving the same Session", async () => {
+    const s = await createSession({ title: "cache", system: "x".repeat(10_000) });
+    await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "note the weather" } });
+    const before = await waitForSession(s.id, (x) => x.openTurn === false);
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(s.id));
+    const { keys, rebuilt, cachedAgain } = await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      const keys = sql.exec<{ key: string; bytes: number }>("SELECT key, length(value) AS bytes FROM meta").toArray();
+      sql.exec("DELETE FROM meta");
+      const transactionSync = <T>(fn: () => T): T => state.storage.transactionSync(fn);
+      // A fresh runtime over the same storage, as after an eviction.
+      const runtime = new SessionRuntime({
+        sessionId: s.id,
+        store: new EventStore(sql, s.id, transactionSync),
+        sql,
+        transactionSync,
+        setAlarm: async () => {},
+        deleteAlarm: async () => {},
+        providerFor: (m) => createProvider(m, {}),
+        fetch,
+        config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
+        onCommit: () => {},
+        onDelta: () => {},
+      });
+      const cachedAgain = sql
+        .exec("SELECT key FROM meta ORDER BY key")
+        .toArray()
+        .map((r) => r.key);
+      return { keys, rebuilt: runtime.session(), cachedAgain };
+    });
+    // The 10 KB system prompt lives in the options row, written once, not in the per-commit summary row.
+    expect(keys.find((r) => r.key === "options")!.bytes).toBeGreaterThan(10_000);
+    expect(keys.find((r) => r.key === "summary")!.bytes).toBeLessThan(2_000);
+    expect(rebuilt).toEqual(before);
+    expect(cachedAgain).toEqual(["options", "summary"]);
+  });
+});
