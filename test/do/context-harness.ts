@@ -107,7 +107,13 @@ export type Harness = {
  * `provider` and outbound fetches (http_fetch) by `fetch`. Alarms are driven by hand.
  */
 export async function withSession<T>(
-  opts: { provider: ModelProvider; model: ModelConfig; fetch?: typeof fetch; offloadThresholdBytes?: number },
+  opts: {
+    provider: ModelProvider;
+    model: ModelConfig;
+    fetch?: typeof fetch;
+    offloadThresholdBytes?: number;
+    sleep?: (ms: number) => Promise<void>;
+  },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`context-${Date.now()}-${counter++}`));
@@ -131,7 +137,7 @@ export async function withSession<T>(
       },
       onCommit: () => {},
       onDelta: () => {},
-      sleep: async () => {},
+      sleep: opts.sleep ?? (async () => {}),
     });
     runtime.create({ id: sessionId, parentId: null, options: {}, model: opts.model });
     const events = () => {
