@@ -1,4 +1,4 @@
-import type { SqlLike } from "../storage";
+import type { SqlLike, SqlValue } from "../storage";
 import { BlobStore } from "./blobs";
 import { canonical } from "./canonical";
 import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
@@ -113,39 +113,24 @@ export class EventStore {
     return e;
   }
 
+  /** Rows matching a condition, ascending by seq (`where` is a constant SQL fragment; values are bound). */
+  #rows(where: string, ...bindings: SqlValue[]): EventRow[] {
+    return this.sql.exec<EventRow>(`SELECT seq, body, digest FROM events WHERE ${where}`, ...bindings).toArray();
+  }
+
   /** Events with seq > after, ascending, at most `limit`. */
   readAfter(after: number, limit: number): Event[] {
-    return this.sql
-      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
-      .toArray()
-      .map(parseRow);
+    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map(parseRow);
   }
 
   /** Serialized events (JSON text as stored) with seq > after, for export and sockets. */
   readSerializedAfter(after: number, limit: number): { seq: number; json: string }[] {
-    return this.sql
-      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
-      .toArray()
-      .map((r) => ({ seq: r.seq, json: serializeRow(r) }));
+    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map((r) => ({ seq: r.seq, json: serializeRow(r) }));
   }
 
   /** Events from seq `from` (inclusive) through the head: the suffix the run loop projects. */
   readFrom(from: number): Event[] {
-    return this.sql
-      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq >= ? ORDER BY seq", from)
-      .toArray()
-      .map(parseRow);
-  }
-
-  /** Visible events after `after`: what the model context is built from. */
-  readVisibleAfter(after: number): Event[] {
-    return this.sql
-      .exec<EventRow>(
-        "SELECT seq, body, digest FROM events WHERE seq > ? AND visibility = 'visible' ORDER BY seq",
-        after,
-      )
-      .toArray()
-      .map(parseRow);
+    return this.#rows("seq >= ? ORDER BY seq", from).map(parseRow);
   }
 
   /**
@@ -153,44 +138,24 @@ export class EventStore {
    * `modelRequest` markers, which tell where input arrived while the model was answering.
    */
   readContextEventsAfter(after: number): Event[] {
-    return this.sql
-      .exec<EventRow>(
-        "SELECT seq, body, digest FROM events WHERE seq > ? AND (visibility = 'visible' OR kind = 'modelRequest') ORDER BY seq",
-        after,
-      )
-      .toArray()
-      .map(parseRow);
+    return this.#rows("seq > ? AND (visibility = 'visible' OR kind = 'modelRequest') ORDER BY seq", after).map(
+      parseRow,
+    );
   }
 
   get(seq: number): Event | null {
-    const row = this.sql.exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq = ?", seq).toArray()[0];
+    const row = this.#rows("seq = ?", seq)[0];
     return row ? parseRow(row) : null;
   }
 
   digestAt(seq: number): string | null {
     if (seq === 0) return GENESIS_DIGEST;
-    const row = this.sql.exec<{ digest: string }>("SELECT digest FROM events WHERE seq = ?", seq).toArray()[0];
-    return row?.digest ?? null;
-  }
-
-  /** Latest event of a kind, optionally at or after a seq. */
-  latestOfKind(kind: string, fromSeq = 0): Event | null {
-    const row = this.sql
-      .exec<EventRow>(
-        "SELECT seq, body, digest FROM events WHERE kind = ? AND seq >= ? ORDER BY seq DESC LIMIT 1",
-        kind,
-        fromSeq,
-      )
-      .toArray()[0];
-    return row ? parseRow(row) : null;
+    return this.#rows("seq = ?", seq)[0]?.digest ?? null;
   }
 
   /** Events about one call (functionCall, approval, dispatch, response), in order. */
   readByCall(callId: string): Event[] {
-    return this.sql
-      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE call_id = ? ORDER BY seq", callId)
-      .toArray()
-      .map(parseRow);
+    return this.#rows("call_id = ? ORDER BY seq", callId).map(parseRow);
   }
 
   /**
@@ -202,9 +167,7 @@ export class EventStore {
     let prev = this.digestAt(fromSeq - 1);
     if (prev === null) return [`seq ${fromSeq - 1}: missing`];
     let expected = fromSeq;
-    for (const row of this.sql
-      .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq >= ? ORDER BY seq", fromSeq)
-      .toArray()) {
+    for (const row of this.#rows("seq >= ? ORDER BY seq", fromSeq)) {
       if (row.seq !== expected) problems.push(`seq ${row.seq}: expected ${expected}`);
       if (chainDigest(prev, row.body) !== row.digest) problems.push(`seq ${row.seq}: digest mismatch`);
       prev = row.digest;
@@ -217,9 +180,7 @@ export class EventStore {
   *scanRows(pageSize = 1000): Generator<{ seq: number; body: string; digest: string }> {
     let after = 0;
     for (;;) {
-      const page = this.sql
-        .exec<EventRow>("SELECT seq, body, digest FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, pageSize)
-        .toArray();
+      const page = this.#rows("seq > ? ORDER BY seq LIMIT ?", after, pageSize);
       if (page.length === 0) return;
       for (const r of page) yield r;
       after = page[page.length - 1]!.seq;
