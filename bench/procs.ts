@@ -3,10 +3,8 @@
  * so it can be stopped as a whole), and readers for the CPU time and memory of the workerd
  * process that runs the Worker's code.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { freePort, REPO_ROOT } from "../test/e2e/harness/wrangler";
+import { startWrangler } from "../test/e2e/harness/wrangler";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -109,109 +107,18 @@ export type BenchServer = {
   stop(): Promise<void>;
 };
 
-const live = new Set<number>();
-process.on("exit", () => {
-  for (const pgid of live) {
-    try {
-      process.kill(-pgid, "SIGKILL");
-    } catch {}
-  }
-});
 // Node's default for these signals skips the "exit" hooks; the Workers must not outlive us.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => process.exit(130));
 
-function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `wrangler dev -c bench/wrangler.bench.toml` on fresh ports; resolves when /healthz answers. */
+/** `wrangler dev -c bench/wrangler.bench.toml` through the e2e harness; resolves when /healthz answers. */
 export async function startBenchWorker(persistTo: string): Promise<BenchServer> {
-  const port = await freePort();
-  let inspectorPort = await freePort();
-  while (inspectorPort === port) inspectorPort = await freePort();
-  const wrangler = join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      wrangler,
-      "dev",
-      "-c",
-      "bench/wrangler.bench.toml",
-      "--port",
-      String(port),
-      "--ip",
-      "127.0.0.1",
-      "--inspector-port",
-      String(inspectorPort),
-      "--persist-to",
-      persistTo,
-      "--show-interactive-dev-session=false",
-    ],
-    {
-      cwd: REPO_ROOT,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...QUIET_WRANGLER_ENV, NO_COLOR: "1", FORCE_COLOR: "0", CI: "1" },
-    },
-  );
-  const pgid = child.pid!;
-  live.add(pgid);
-  let output = "";
-  let exited = false;
-  const onData = (d: Buffer) => {
-    output += d.toString("utf8");
-  };
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
-  const exit = new Promise<void>((r) =>
-    child.once("exit", () => {
-      exited = true;
-      r();
-    }),
-  );
-  const stop = async () => {
-    try {
-      process.kill(-pgid, "SIGTERM");
-    } catch {}
-    const t = setTimeout(() => {
-      try {
-        process.kill(-pgid, "SIGKILL");
-      } catch {}
-    }, 10_000);
-    await exit;
-    clearTimeout(t);
-    try {
-      process.kill(-pgid, "SIGKILL");
-    } catch {}
-    for (let i = 0; i < 200 && groupAlive(pgid); i++) await sleep(50);
-    live.delete(pgid);
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  const fail = async (why: string): Promise<never> => {
-    await stop();
-    throw new Error(`bench worker: ${why}\n${output}`);
-  };
-  // Wait for "Ready on", /healthz, and a workerd pid that stays the same for a second (should
-  // wrangler restart workerd after all, the pid we measure would otherwise vanish).
-  while (!/Ready on http/.test(output)) {
-    if (exited || Date.now() > deadline) await fail('no "Ready on"');
-    await sleep(100);
-  }
-  for (;;) {
-    if (exited || Date.now() > deadline) await fail("/healthz did not answer");
-    try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {}
-    await sleep(200);
-  }
-  const workerd = await stableWorkerd(pgid, port, deadline).catch((err: Error) => fail(err.message));
-  return { url, port, pgid, workerd, logs: () => output, stop };
+  const timeoutMs = 120_000;
+  const w = await startWrangler({ persistTo, config: "bench/wrangler.bench.toml", env: QUIET_WRANGLER_ENV, timeoutMs });
+  // A workerd pid that stays the same for a second: should wrangler restart workerd after
+  // all, the pid we measure would otherwise vanish.
+  const workerd = await stableWorkerd(w.pid, w.port, Date.now() + timeoutMs).catch(async (err: Error) => {
+    await w.stop();
+    throw new Error(`bench worker: ${err.message}\n${w.logs()}`);
+  });
+  return { url: w.url, port: w.port, pgid: w.pid, workerd, logs: w.logs, stop: w.stop };
 }

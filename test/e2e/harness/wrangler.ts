@@ -24,6 +24,8 @@ export type WranglerOptions = {
   timeoutMs?: number;
   /** Extra environment for the wrangler process. */
   env?: Record<string, string>;
+  /** Another wrangler config, relative to the repository root (the bench Worker's). */
+  config?: string;
 };
 
 export type Wrangler = {
@@ -121,6 +123,7 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
     harnessEnvFile(),
     "--show-interactive-dev-session=false",
   ];
+  if (options.config) args.push("-c", options.config);
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
 
   const child: ChildProcess = spawn("npx", args, {
