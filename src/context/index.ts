@@ -20,19 +20,30 @@ export {
 } from "./checkpoint";
 export { buildExtractSummary } from "./extract";
 export {
+  type Assembled,
+  assembleContext,
   buildNextContext,
   type CheckpointView,
+  COMPACTION_LEVELS,
   type CompactionBudget,
+  type CompactionPlan,
   type ContextDeps,
   type ContextInput,
   ContextOverflowError,
   compactionBudget,
   estimateContextTokens,
   type NextContext,
-  type PrepareDeps,
-  prepareContext,
+  planCompaction,
 } from "./next-context";
-export { buildSummaryRequest, renderEvents, requestTokens, splitPieces, summarySystemPrompt } from "./summarize";
+export {
+  buildSummaryRequest,
+  MAX_SUMMARY_PIECES,
+  renderEvents,
+  requestTokens,
+  splitPieces,
+  summarisePieces,
+  summarySystemPrompt,
+} from "./summarize";
 export {
   eventCost,
   OLDER_RESULT_PLACEHOLDER_BYTES,

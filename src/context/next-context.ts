@@ -1,27 +1,15 @@
-import { type Event, type EventDraft, type EventStore, isBlobRef } from "../log";
-import type { ModelConfig, ModelProvider, NeutralMessage, ToolSpec } from "../model/types";
+import type { Event, EventStore } from "../log";
+import type { ModelConfig, NeutralMessage, ToolSpec } from "../model/types";
 import { buildModelMessages, type OffloadMark, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
-import { cutUtf8, makePlaceholder, PREVIEW_BYTES, serializeToolResponse } from "../tools";
+import { PREVIEW_BYTES } from "../tools";
 import { computeThreshold, estimateRequestTokens } from "./budget";
 import {
-  type CheckpointMethod,
   type CheckpointPayload,
   type CheckpointRecord,
-  checkpointDraft,
   loadLatestCheckpoint,
   type PlaceholderMark,
-  writeCheckpointRow,
 } from "./checkpoint";
-import { buildExtractSummary } from "./extract";
-import {
-  buildSummaryRequest,
-  MAX_SUMMARY_PIECES,
-  renderEvents,
-  requestTokens,
-  splitPieces,
-  summarisePieces,
-} from "./summarize";
 import {
   eventCost,
   FORCED_PLACEHOLDER_BYTES,
@@ -72,7 +60,7 @@ const MAX_SUMMARY_TOKENS = 4000;
 /** Tokens of the checkpoint message's framing around the summary. */
 const CHECKPOINT_FRAMING_TOKENS = 30;
 /** Escalation: 0 ordinary, 1 every result over 1 KiB becomes a placeholder, 2 everything summarised. */
-const COMPACTION_LEVELS = 3;
+export const COMPACTION_LEVELS = 3;
 
 export type CompactionBudget = {
   /** Tokens of the parts every request has: system prompt, tools, checkpoint framing. */
@@ -106,7 +94,7 @@ export function compactionBudget(input: {
   };
 }
 
-function placeholderMap(c: Pick<CheckpointPayload, "placeholders"> | null): Map<string, OffloadMark> {
+export function placeholderMap(c: Pick<CheckpointPayload, "placeholders"> | null): Map<string, OffloadMark> {
   return new Map(
     (c?.placeholders ?? []).map((p) => [p.callId, { sha256: p.sha256, bytes: p.bytes, preview: p.preview }]),
   );
@@ -155,13 +143,22 @@ export function estimateContextTokens(input: {
   });
 }
 
-type Assembled = { ctx: NextContext; events: Event[]; checkpoint: CheckpointRecord | null };
+export type Assembled = { ctx: NextContext; events: Event[]; checkpoint: CheckpointRecord | null };
 
-/** Builds the context on a checkpoint, reading only the log after its `throughSeq` (O(suffix)). */
-function assemble(deps: ContextDeps, input: ContextInput, checkpoint: CheckpointRecord | null): Assembled {
+/**
+ * Builds the context on a checkpoint, reading only the log after its `throughSeq` (O(suffix)).
+ * `through` bounds it to a prefix: a re-issued call rebuilds exactly the request it recorded.
+ */
+export function assembleContext(
+  deps: ContextDeps,
+  input: ContextInput,
+  checkpoint: CheckpointRecord | null,
+  through?: number,
+): Assembled {
   const { model: m, system, tools } = input;
   const after = checkpoint?.throughSeq ?? 0;
-  const events = deps.store.readContextEventsAfter(after);
+  const all = deps.store.readContextEventsAfter(after);
+  const events = through === undefined ? all : all.filter((e) => e.seq <= through);
   const messages = buildModelMessages({
     system,
     summary: checkpoint?.summary ?? null,
@@ -196,7 +193,7 @@ function assemble(deps: ContextDeps, input: ContextInput, checkpoint: Checkpoint
           }
         : null,
       rawFromSeq: after + 1,
-      throughSeq: deps.store.head().highWater,
+      throughSeq: through ?? deps.store.head().highWater,
       messages,
       tools,
     },
@@ -205,45 +202,10 @@ function assemble(deps: ContextDeps, input: ContextInput, checkpoint: Checkpoint
 
 /** Builds the next context from the log without changing anything (GET /context uses this). */
 export function buildNextContext(deps: ContextDeps, input: ContextInput): NextContext {
-  return assemble(deps, input, loadLatestCheckpoint(deps, { repair: false }).checkpoint).ctx;
+  return assembleContext(deps, input, loadLatestCheckpoint(deps, { repair: false }).checkpoint).ctx;
 }
 
-export type PrepareDeps = ContextDeps & {
-  /** Appends events through the runtime (summary, sockets), synchronously. */
-  commit: (drafts: EventDraft[]) => Event[];
-  provider: ModelProvider;
-  signal: AbortSignal;
-  base: { turnId: string; runId: string };
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-  /** The F9 crash boundary: a checkpoint summarised but not yet committed. */
-  failpoint?: (id: "F9") => Promise<void>;
-};
-
-/**
- * The context for the next model call, compacting first when the estimate passes the
- * threshold (also in the middle of a turn). A checkpoint is validated and committed to the
- * log before it is used; if the result is still over budget the compaction escalates, and a
- * context that cannot fit even with everything summarised throws `ContextOverflowError`.
- * On abort it returns without compacting; the caller must not send then.
- */
-export async function prepareContext(deps: PrepareDeps, input: ContextInput): Promise<NextContext> {
-  let cur = assemble(deps, input, loadLatestCheckpoint(deps, { repair: true }).checkpoint);
-  for (let level = 0; cur.ctx.estimatedTokens > cur.ctx.threshold; level++) {
-    if (deps.signal.aborted) return cur.ctx;
-    if (level >= COMPACTION_LEVELS)
-      throw new ContextOverflowError(
-        `the context needs ${cur.ctx.estimatedTokens} tokens after compaction; the threshold is ${cur.ctx.threshold}`,
-      );
-    const plan = planCompaction(cur, input, level, deps.store.head().highWater);
-    if (!plan) continue;
-    const next = await compact(deps, input, cur, plan);
-    if (!next) return cur.ctx;
-    cur = assemble(deps, input, next);
-  }
-  return cur.ctx;
-}
-
-type CompactionPlan = {
+export type CompactionPlan = {
   /** `events[index..]` stay raw. */
   index: number;
   throughSeq: number;
@@ -254,7 +216,7 @@ type CompactionPlan = {
   budget: CompactionBudget;
 };
 
-function fixedTokens(input: ContextInput): number {
+export function fixedTokens(input: ContextInput): number {
   return (
     Math.ceil(
       JSON.stringify({ messages: [{ role: "system", content: input.system }], tools: input.tools }).length / 4,
@@ -263,7 +225,12 @@ function fixedTokens(input: ContextInput): number {
 }
 
 /** Chooses the waterline and the placeholders for one escalation level, or null when the level cannot help. */
-function planCompaction(cur: Assembled, input: ContextInput, level: number, head: number): CompactionPlan | null {
+export function planCompaction(
+  cur: Assembled,
+  input: ContextInput,
+  level: number,
+  head: number,
+): CompactionPlan | null {
   const { events, checkpoint: cp } = cur;
   const budget = compactionBudget({
     threshold: cur.ctx.threshold,
@@ -306,111 +273,4 @@ function planCompaction(cur: Assembled, input: ContextInput, level: number, head
   if (choice.index === 0 && tailArchive.length === 0) return null;
   const throughSeq = choice.index === 0 ? cp!.throughSeq : events[choice.index]!.seq - 1;
   return { index: choice.index, throughSeq, archive: tailArchive, carried: carriedFor(choice.index), budget };
-}
-
-/** Archives, summarises, validates and commits one checkpoint; null when aborted. */
-async function compact(
-  deps: PrepareDeps,
-  input: ContextInput,
-  cur: Assembled,
-  plan: CompactionPlan,
-): Promise<CheckpointRecord | null> {
-  const { events, checkpoint: cp } = cur;
-  // Archive first, placeholder second: each result is stored and read back before a checkpoint names it.
-  const fresh: PlaceholderMark[] = plan.archive.map((i) => archiveResult(deps.store, events[i]!));
-  const order = new Map(
-    events.flatMap((e, i) => (e.content?.type === "functionResponse" ? [[e.content.callId, i] as const] : [])),
-  );
-  const placeholders = [...plan.carried, ...fresh].sort(
-    (a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0),
-  );
-  const made = await summarise(deps, input, {
-    previous: cp?.summary ?? null,
-    events: events.slice(0, plan.index),
-    placeholders,
-    budget: plan.budget,
-    threshold: cur.ctx.threshold,
-  });
-  if (!made || deps.signal.aborted) return null;
-  await deps.failpoint?.("F9");
-  const sourceDigest = deps.store.digestAt(plan.throughSeq);
-  if (sourceDigest === null) throw new Error(`no event at seq ${plan.throughSeq} to checkpoint`);
-  const payload: CheckpointPayload = {
-    id: `ckpt_${crypto.randomUUID()}`,
-    throughSeq: plan.throughSeq,
-    sourceDigest,
-    prevId: cp?.id ?? null,
-    summary: made.summary,
-    placeholders,
-    method: made.method,
-    ...(made.usage ? { usage: made.usage } : {}),
-  };
-  const [event] = deps.commit([checkpointDraft(payload, deps.base)]);
-  const record: CheckpointRecord = { ...payload, eventSeq: event!.seq };
-  // The table is a cache of the event; a crash before this line is repaired at the next load.
-  writeCheckpointRow(deps.sql, record);
-  return record;
-}
-
-function archiveResult(store: EventStore, e: Event): PlaceholderMark {
-  const c = e.content as Extract<Event["content"], { type: "functionResponse" }>;
-  if (isBlobRef(c.response)) {
-    // Already in the blob store (its event was over 512 KiB): check it, then point at it.
-    const meta = store.blobs.meta(c.response.$blob.sha256);
-    if (!meta || !store.blobs.check(meta))
-      throw new Error(`archived result ${c.response.$blob.sha256} failed its check`);
-    const head = new TextDecoder().decode(store.blobs.read(meta.sha256, 0, PREVIEW_BYTES + 8) ?? new Uint8Array());
-    return { callId: c.callId, sha256: meta.sha256, bytes: meta.bytes, preview: cutUtf8(head, PREVIEW_BYTES) };
-  }
-  const text = serializeToolResponse(c.response);
-  const meta = store.blobs.put(text, typeof c.response === "string" ? "text/plain; charset=utf-8" : "application/json");
-  const placeholder = makePlaceholder(c.name, text, meta);
-  return { callId: c.callId, sha256: meta.sha256, bytes: meta.bytes, preview: placeholder.preview };
-}
-
-/**
- * The checkpoint summary: the previous summary merged with the events up to the waterline,
- * by the model, in pieces that each fit the window; after failed retries, the deterministic
- * extract. A compaction that summarises nothing new carries the previous summary over.
- */
-async function summarise(
-  deps: PrepareDeps,
-  input: ContextInput,
-  job: {
-    previous: string | null;
-    events: Event[];
-    placeholders: PlaceholderMark[];
-    budget: CompactionBudget;
-    threshold: number;
-  },
-): Promise<{ summary: string; method: CheckpointMethod; usage?: CheckpointPayload["usage"] } | null> {
-  const maxChars = job.budget.summaryMaxChars;
-  const visible = job.events.filter((e) => e.modelVisibility === "visible" && e.content);
-  if (visible.length === 0 && job.previous !== null && job.previous.length <= maxChars)
-    return { summary: job.previous, method: "carried" };
-  const extract = () =>
-    buildExtractSummary({ previous: job.previous, events: job.events, placeholders: job.placeholders, maxChars });
-  // What a compaction request costs besides its piece: instructions, a previous summary at its bound, a retry note.
-  const overhead = requestTokens(
-    buildSummaryRequest({
-      model: input.model,
-      previous: "x".repeat(Math.ceil(maxChars * 1.15)),
-      piece: "",
-      maxChars,
-      rejected: "x".repeat(300),
-    }),
-  );
-  const pieceChars = (job.threshold - overhead) * 4 - 64;
-  const lines = renderEvents(job.events, new Map(job.placeholders.map((p) => [p.callId, p])));
-  if (lines.length === 0) lines.push("(no new visible events; shorten the previous summary to fit its bound)");
-  const pieces = pieceChars >= 2000 ? splitPieces(lines, pieceChars) : [];
-  if (pieces.length === 0 || pieces.length > MAX_SUMMARY_PIECES) return { summary: extract(), method: "extract" };
-  const outcome = await summarisePieces(
-    { provider: deps.provider, signal: deps.signal, ...(deps.sleep ? { sleep: deps.sleep } : {}) },
-    { model: input.model, previous: job.previous, pieces, maxChars, budgetTokens: job.threshold },
-  );
-  if (deps.signal.aborted) return null;
-  const usage = outcome.usage.inputTokens || outcome.usage.outputTokens ? outcome.usage : undefined;
-  if (outcome.ok) return { summary: outcome.summary, method: "model", ...(usage ? { usage } : {}) };
-  return { summary: extract(), method: "extract", ...(usage ? { usage } : {}) };
 }

@@ -16,6 +16,7 @@ import {
 } from "ai";
 import {
   type AssistantPart,
+  type FinishReason,
   isRetryableStatus,
   type ModelPart,
   type ModelRequest,
@@ -197,7 +198,20 @@ export async function* streamWithAiSdk(options: {
               ...(cached === undefined ? {} : { cachedInputTokens: cached }),
             };
           }
-          yield { type: "finish", reason: part.finishReason };
+          const reason = toFinishReason(part.finishReason);
+          // CONTRACT §7.9: only the provider's own end marker is a finish (Anthropic's
+          // `message_stop`: without it the SDK reports `interrupted`); anything else is a cut stream.
+          if (reason === null)
+            throw new ProviderError(
+              `the stream ended without a finish (${String(part.finishReason)})`,
+              null,
+              true,
+              undefined,
+              {
+                attemptCode: "stream_cut",
+              },
+            );
+          yield { type: "finish", reason };
           break;
         }
         case "error":
@@ -242,20 +256,64 @@ const NON_RETRYABLE_STREAM_ERROR_TYPES = new Set([
   "request_too_large",
 ]);
 
-/** Any failure of a provider call → `ProviderError` with DESIGN §4's retry decision. */
-export function toProviderError(error: unknown, now: number = Date.now()): ProviderError {
+/** The SDK's finish reason → the recorded one; null when the stream did not really finish. */
+export function toFinishReason(reason: unknown): FinishReason | null {
+  switch (reason) {
+    case "stop":
+    case "length":
+    case "tool-calls":
+    case "content-filter":
+    case "other":
+      return reason;
+    case "unknown":
+      return "other";
+    default:
+      return null;
+  }
+}
+
+/**
+ * Any failure of a provider call → `ProviderError` with DESIGN §4's retry decision and the
+ * attempt code of CONTRACT §7.8. The SDK's own `isRetryable` verdict wins where it gives one.
+ * An error that is not the provider's (a TypeError in our code) is returned as it is: it is a
+ * bug, not a retryable provider failure.
+ */
+export function toProviderError(error: unknown, now: number = Date.now()): unknown {
   if (error instanceof ProviderError) return error;
   if (RetryError.isInstance(error)) return toProviderError(error.lastError, now);
   if (APICallError.isInstance(error)) {
     const status = error.statusCode ?? null;
     const retryAfterMs = error.responseHeaders ? parseRetryAfterMs(error.responseHeaders, now) : undefined;
-    const message = status === null ? error.message : `${status}: ${error.message}`;
-    return new ProviderError(message, status, isRetryableStatus(status), retryAfterMs, { cause: error });
+    // A 2xx here means the answer started and its body failed: the connection was lost mid-stream.
+    const midStream = status !== null && status >= 200 && status < 300;
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    const message = midStream
+      ? `the connection was lost mid-stream${cause}`
+      : status === null
+        ? `${error.message}${cause}`
+        : `${status}: ${error.message}`;
+    const retryable = midStream
+      ? true
+      : typeof error.isRetryable === "boolean"
+        ? error.isRetryable
+        : isRetryableStatus(status);
+    return new ProviderError(message, midStream ? null : status, retryable, retryAfterMs, {
+      cause: error,
+      attemptCode: midStream ? "network" : status === null ? "network" : `http_${status}`,
+    });
   }
-  if (error instanceof Error) {
-    const retryable = !NON_RETRYABLE_SDK_ERRORS.has(error.name);
-    return new ProviderError(error.message, null, retryable, undefined, { cause: error });
+  if (error instanceof Error && error.name === "AI_InvalidResponseDataError" && /finish/i.test(error.message)) {
+    return new ProviderError(error.message, null, true, undefined, { cause: error, attemptCode: "stream_cut" });
   }
+  if (error instanceof Error && error.name.startsWith("AI_")) {
+    const verdict = (error as { isRetryable?: unknown }).isRetryable;
+    const retryable = typeof verdict === "boolean" ? verdict : !NON_RETRYABLE_SDK_ERRORS.has(error.name);
+    return new ProviderError(error.message, null, retryable, undefined, {
+      cause: error,
+      attemptCode: "provider_error",
+    });
+  }
+  if (error instanceof Error) return error;
   if (isPlainObject(error)) {
     // A provider error reported inside the stream, e.g. { type: "overloaded_error", message }.
     const message = typeof error.message === "string" ? error.message : JSON.stringify(error);
@@ -263,9 +321,12 @@ export function toProviderError(error: unknown, now: number = Date.now()): Provi
     const type = typeof error.type === "string" ? error.type : undefined;
     const retryable =
       type !== undefined && NON_RETRYABLE_STREAM_ERROR_TYPES.has(type) ? false : isRetryableStatus(status);
-    return new ProviderError(type ? `${type}: ${message}` : message, status, retryable, undefined, { cause: error });
+    return new ProviderError(type ? `${type}: ${message}` : message, status, retryable, undefined, {
+      cause: error,
+      attemptCode: "provider_error",
+    });
   }
-  return new ProviderError(String(error), null, true, undefined, { cause: error });
+  return new ProviderError(String(error), null, false, undefined, { cause: error, attemptCode: "provider_error" });
 }
 
 /** `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date) → milliseconds. */

@@ -97,22 +97,21 @@ export function createDemoProvider(options: { chunkDelayMs?: number } = {}): Mod
 }
 
 /**
- * A compaction call (CONTRACT §1: it sends no tools or ends with a user message that says
- * "summary") gets a checkpoint-shaped summary instead of the tool walk.
+ * A compaction request (CONTRACT §1, §7.29): highwater's send no tools. Decided by the request's
+ * shape only, never by words in the user's text: a user who asks for a summary in an ordinary
+ * turn gets the ordinary tool walk, and a compaction request needs no magic word.
  */
-/** A compaction request (CONTRACT §1): ours send no tools and end with a user message asking for a summary. */
 function isSummaryRequest(request: ModelRequest): boolean {
-  if (request.tools.length > 0) return false;
-  const last = request.messages.at(-1);
-  const system = request.messages[0];
-  return (
-    (last?.role === "user" && /summar/i.test(last.content)) ||
-    (system?.role === "system" && /summar/i.test(system.content))
-  );
+  return request.tools.length === 0;
 }
 
 function buildSummary(messages: NeutralMessage[]): string {
-  const users = messages.flatMap((m) => (m.role === "user" && !/summar/i.test(m.content) ? [m.content] : []));
+  // The closing instruction of a compaction request is not the user's goal.
+  const body =
+    messages.at(-1)?.role === "user" && messages.filter((m) => m.role === "user").length > 1
+      ? messages.slice(0, -1)
+      : messages;
+  const users = body.flatMap((m) => (m.role === "user" ? [m.content] : []));
   const calls = messages
     .flatMap((m) => (m.role === "assistant" ? m.content : []))
     .filter((p) => p.type === "tool-call");

@@ -46,7 +46,10 @@ export type ModelPart =
   | { type: "thinking-delta"; text: string; signature?: string }
   | { type: "tool-call"; callId: string; name: string; args: unknown }
   | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number }
-  | { type: "finish"; reason: string };
+  | { type: "finish"; reason: FinishReason };
+
+/** CONTRACT §3: how an answer ended, as recorded in `stateDelta.finishReason`. */
+export type FinishReason = "stop" | "length" | "tool-calls" | "content-filter" | "other";
 
 export interface ModelProvider {
   readonly name: ProviderName;
@@ -61,20 +64,33 @@ export type ProviderSettings = {
   fetch?: typeof fetch;
 };
 
+/** How a failed attempt is recorded (CONTRACT §7.8 `modelAttempt.code`). */
+export type ProviderFailureCode =
+  | `http_${number}`
+  | "network"
+  | "idle_timeout"
+  | "stream_cut"
+  | "provider_error"
+  | "restart"
+  | "too_long";
+
 /**
- * A provider failure. `retryable` follows DESIGN §4: 408, 409, 429, 5xx and network
- * errors are retried by the runtime; other 4xx fail at once.
+ * A provider failure. `retryable` follows DESIGN §4: 408, 409, 429, 5xx, network errors and
+ * streams cut before their finish are retried by the runtime; other 4xx fail at once; where
+ * the SDK gives its own `isRetryable` verdict, that one. `attemptCode` is what the log records.
  */
 export class ProviderError extends Error {
   readonly code = "provider_error";
+  readonly attemptCode: ProviderFailureCode;
   constructor(
     message: string,
     readonly status: number | null,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; attemptCode?: ProviderFailureCode },
   ) {
     super(message, options);
+    this.attemptCode = options?.attemptCode ?? (status !== null ? `http_${status}` : "network");
   }
 }
 

@@ -12,11 +12,16 @@ export {
   type CallState,
   decideNextStep,
   INTERRUPTED_DIRECTIVE,
+  type Inflight,
+  type ModelAttempt,
+  modelAttemptOf,
   type NextStep,
   planCall,
   projectRunState,
+  type RecordedRequest,
   type RecoveryPlan,
   type RunState,
+  recoveryNeeded,
 } from "./run-state";
 export {
   type CloseReason,

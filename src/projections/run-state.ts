@@ -6,23 +6,55 @@ export type CallState = {
   args: unknown;
   seq: number;
   invocationId: string | undefined;
-  dispatch: { effect: ToolEffect; idempotencyKey: string } | null;
+  dispatch: { effect: ToolEffect; idempotencyKey: string; seq: number } | null;
   answered: boolean;
   approval: { requestId: string; decision: "approve" | "reject" | null } | null;
+};
+
+/** A failed provider attempt recorded as hidden `stateDelta.modelAttempt` (CONTRACT §3, §7.8). */
+export type ModelAttempt = { invocationId: string; attempt: number; code: string; message: string; retryAt: number };
+
+/** The last model request of the turn, as recorded. */
+export type RecordedRequest = {
+  seq: number;
+  invocationId: string | undefined;
+  throughSeq: number;
+  checkpointId: string | null;
+  requestDigest: string;
 };
 
 /** What the open turn is doing, projected from its events since the last model request. */
 export type RunState = {
   turnId: string | null;
+  runId: string | null;
   closed: boolean;
-  lastModelRequest: { seq: number; invocationId: string | undefined } | null;
+  lastModelRequest: RecordedRequest | null;
   /** A model answer (any model-authored event) was committed after the last model request. */
   modelAnswered: boolean;
+  /** How the answer ended (`stateDelta.finishReason` on its usage event) and whether it was marked truncated. */
+  answer: { finishReason: string | null; truncated: boolean } | null;
+  /** Failed attempts of the last request's invocation, in order (they survive a re-issued `modelRequest`). */
+  attempts: ModelAttempt[];
   /** The tool calls of the last model answer, in order. */
   calls: CallState[];
   /** User input committed after the last model request (or any input when none was made yet). */
   inputAfterLastRequest: boolean;
+  /** Seq of the latest `stateDelta.runStarted` (a recovery takeover) in these events. */
+  runStartedSeq: number | null;
 };
+
+/** `stateDelta.modelAttempt`, if the event carries a well-formed one. */
+export function modelAttemptOf(e: Event): ModelAttempt | null {
+  const m = e.actions?.stateDelta?.modelAttempt as Partial<ModelAttempt> | undefined;
+  if (!m || typeof m.attempt !== "number" || typeof m.invocationId !== "string") return null;
+  return {
+    invocationId: m.invocationId,
+    attempt: m.attempt,
+    code: String(m.code ?? ""),
+    message: String(m.message ?? ""),
+    retryAt: typeof m.retryAt === "number" ? m.retryAt : Date.parse(String(m.retryAt)) || 0,
+  };
+}
 
 /**
  * Projects run state from the open turn's suffix: `events` must start at or before the
@@ -31,27 +63,50 @@ export type RunState = {
 export function projectRunState(events: Event[]): RunState {
   const state: RunState = {
     turnId: null,
+    runId: null,
     closed: false,
     lastModelRequest: null,
     modelAnswered: false,
+    answer: null,
+    attempts: [],
     calls: [],
     inputAfterLastRequest: false,
+    runStartedSeq: null,
   };
   const byId = new Map<string, CallState>();
   for (const e of events) {
     if (e.turnId) state.turnId = e.turnId;
+    if (e.runId) state.runId = e.runId;
     const a = e.actions ?? {};
     const c = e.content;
+    const delta = a.stateDelta;
     if (a.modelRequest) {
-      state.lastModelRequest = { seq: e.seq, invocationId: e.invocationId };
+      const same = state.lastModelRequest?.invocationId === e.invocationId && e.invocationId !== undefined;
+      state.lastModelRequest = {
+        seq: e.seq,
+        invocationId: e.invocationId,
+        throughSeq: a.modelRequest.throughSeq,
+        checkpointId: a.modelRequest.checkpointId,
+        requestDigest: a.modelRequest.requestDigest,
+      };
+      if (!same) state.attempts = [];
       state.modelAnswered = false;
+      state.answer = null;
       state.calls = [];
       state.inputAfterLastRequest = false;
       byId.clear();
       continue;
     }
+    if (delta?.runStarted) state.runStartedSeq = e.seq;
+    const attempt = modelAttemptOf(e);
+    if (attempt && attempt.invocationId === state.lastModelRequest?.invocationId) state.attempts.push(attempt);
     if (e.author === "user" && c?.type === "text") state.inputAfterLastRequest = true;
-    if (e.author === "model") state.modelAnswered = true;
+    if (e.author === "model") {
+      state.modelAnswered = true;
+      state.answer ??= { finishReason: null, truncated: false };
+      if (typeof delta?.finishReason === "string") state.answer.finishReason = delta.finishReason;
+      if (delta?.truncated === true) state.answer.truncated = true;
+    }
     if (c?.type === "functionCall") {
       const call: CallState = {
         callId: c.callId,
@@ -68,7 +123,12 @@ export function projectRunState(events: Event[]): RunState {
     }
     if (a.toolDispatch) {
       const call = byId.get(a.toolDispatch.callId);
-      if (call) call.dispatch = { effect: a.toolDispatch.effect, idempotencyKey: a.toolDispatch.idempotencyKey };
+      if (call)
+        call.dispatch = {
+          effect: a.toolDispatch.effect,
+          idempotencyKey: a.toolDispatch.idempotencyKey,
+          seq: e.seq,
+        };
     }
     if (a.permissionRequest) {
       const call = byId.get(a.permissionRequest.callId);
@@ -128,11 +188,19 @@ export function decideNextStep(state: RunState, needsApproval: (call: CallState)
   return { kind: "complete" };
 }
 
+/**
+ * What this isolate knows was under way when a slice ended without finishing it (the `inflight`
+ * row in `meta`): a model attempt or a tool run. Absent after a clean step.
+ */
+export type Inflight = { invocationId?: string; attempt?: number; callId?: string } | null;
+
 export type RecoveryPlan = {
   /** The turn is closed (completed, stopped or failed): nothing continues. */
   closed: boolean;
   /** A model request with no committed answer: issue it again. */
   reissueModel: boolean;
+  /** The lost attempt of that request (its number), when it was under way and lost. */
+  reissue: { invocationId: string; attempt: number } | null;
   rerun: string[];
   interrupted: string[];
   /** Calls never dispatched: run normally (after approval, if a rule needs one). */
@@ -141,30 +209,58 @@ export type RecoveryPlan = {
 };
 
 /**
- * What recovery does with an open turn after a restart (CONTRACT §3 Recovery). Pure:
+ * What recovery does with an open turn whose last slice ended without finishing its work
+ * (CONTRACT §3 Recovery, §7.11, §7.12). The single place that decides recovery. Pure:
  * projecting the same prefix twice gives the same plan.
+ *
+ * Only work nobody is doing any more counts: a call dispatched before the latest takeover
+ * (`runStarted`) is already that takeover's (it re-runs it), unless `inflight` says the run died
+ * again with it; a model request with recorded failed attempts is waiting for its retry, unless
+ * `inflight` says the next attempt was under way.
  */
-export function buildRecoveryPlan(events: Event[], needsApproval: (call: CallState) => boolean): RecoveryPlan {
+export function buildRecoveryPlan(
+  events: Event[],
+  needsApproval: (call: CallState) => boolean,
+  inflight: Inflight = null,
+): RecoveryPlan {
   const state = projectRunState(events);
   const plan: RecoveryPlan = {
     closed: state.closed || !state.turnId,
     reissueModel: false,
+    reissue: null,
     rerun: [],
     interrupted: [],
     runNormally: [],
     waitingApproval: [],
   };
   if (plan.closed) return plan;
-  plan.reissueModel = state.lastModelRequest !== null && !state.modelAnswered;
+  const request = state.lastModelRequest;
+  if (request && !state.modelAnswered && request.invocationId) {
+    const last = state.attempts.at(-1)?.attempt ?? 0;
+    const lost = last === 0 || (inflight?.invocationId === request.invocationId && (inflight.attempt ?? 0) > last);
+    if (lost) {
+      plan.reissueModel = true;
+      plan.reissue = { invocationId: request.invocationId, attempt: last + 1 };
+    }
+  }
   for (const call of state.calls) {
     if (call.answered) continue;
     const p = planCall(call, needsApproval);
-    if (p.kind === "rerun") plan.rerun.push(call.callId);
-    else if (p.kind === "interrupted") plan.interrupted.push(call.callId);
+    const orphaned =
+      call.dispatch !== null &&
+      (state.runStartedSeq === null || call.dispatch.seq > state.runStartedSeq || inflight?.callId === call.callId);
+    if (p.kind === "rerun") {
+      if (orphaned) plan.rerun.push(call.callId);
+    } else if (p.kind === "interrupted") plan.interrupted.push(call.callId);
     else if (p.kind === "wait_approval") plan.waitingApproval.push(call.callId);
     else plan.runNormally.push(call.callId);
   }
   return plan;
+}
+
+/** True when recovery has something to record: a re-run, an interrupted write or a re-issued call. */
+export function recoveryNeeded(plan: RecoveryPlan): boolean {
+  return !plan.closed && (plan.rerun.length > 0 || plan.interrupted.length > 0 || plan.reissue !== null);
 }
 
 /** The directive an interrupted write carries to the model (CONTRACT §3). */

@@ -13,7 +13,8 @@ export type SessionOptions = {
 };
 
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
-export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[] };
+/** CONTRACT §7.11: which calls were re-run, which need review, which model calls were re-issued. */
+export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 export type CloseReason = "completed" | "stopped" | "failed";
 
 export type OpenTurn = {
@@ -25,6 +26,8 @@ export type OpenTurn = {
   lastModelRequestSeq: number | null;
   /** `throughSeq` of that request: the log prefix it was built from. */
   lastModelRequestThrough: number | null;
+  /** Consecutive answers that stopped at `length` without tool calls (CONTRACT §7.10). */
+  lengthStreak?: number;
 };
 
 /**
@@ -86,7 +89,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
   if (delta) {
     if (typeof delta.title === "string" || delta.title === null) next.title = delta.title as string | null;
     if (delta.model) next.model = delta.model as ModelConfig;
-    if (delta.recoveryNotice) next.recoveryNotice = delta.recoveryNotice as RecoveryNotice;
+    if (delta.recoveryNotice)
+      next.recoveryNotice = { reissued: [], ...(delta.recoveryNotice as Omit<RecoveryNotice, "reissued">) };
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
   }
   if (e.author === "user" && e.content?.type === "text" && !next.openTurn && e.turnId) {
@@ -115,6 +119,10 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     next.pendingApprovals = next.pendingApprovals.filter((p) => p.requestId !== id);
   }
   if (a.tokenUsage) next.usage = addUsage(next.usage, a.tokenUsage);
+  if (next.openTurn && e.author === "model" && typeof delta?.finishReason === "string") {
+    const cut = delta.finishReason === "length" && e.content?.type !== "functionCall";
+    next.openTurn = { ...next.openTurn, lengthStreak: cut ? (next.openTurn.lengthStreak ?? 0) + 1 : 0 };
+  }
   if (a.tokenUsage && next.openTurn?.lastModelRequestSeq) {
     next.lastUsage = {
       requestSeq: next.openTurn.lastModelRequestSeq,
@@ -140,7 +148,10 @@ function addUsage(u: SessionSummary["usage"], t: TokenUsage): SessionSummary["us
 
 export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";
 
-/** CONTRACT §2 Status, derived from the summary and whether this incarnation owns the open run. */
+/**
+ * CONTRACT §2 Status, derived from the summary; `ownsRun` is false only between the object's
+ * start and its first slice's decision (`recovering` is in memory only, CONTRACT §7.12).
+ */
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";

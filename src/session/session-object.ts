@@ -5,9 +5,8 @@ import { mergeModel } from "../http/model-options";
 import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
+import { SessionRuntime } from "../runtime";
 import { ApiError, asResult, type Result } from "../runtime/errors";
-import { haltedAtFailpoint, hang } from "../runtime/failpoints";
-import { SessionRuntime } from "../runtime/session-runtime";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
 import { pumpSocket, type SocketAttachment } from "./sockets";
@@ -50,6 +49,7 @@ export class SessionObject extends DurableObject<Env> {
         offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,
         HW_FAILPOINT: env.HW_FAILPOINT,
         HW_FAILPOINT_URL: env.HW_FAILPOINT_URL,
+        secrets: providerSecrets(env),
       },
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
@@ -60,15 +60,9 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- lifecycle -------------------------------------------------------------------------
 
+  /** One slice of the loop; a failed slice is the runtime's to count and back off (CONTRACT §7.13). */
   override async alarm(): Promise<void> {
-    try {
-      await this.#runtime.alarm();
-    } catch (err) {
-      if (haltedAtFailpoint()) return hang();
-      // A bug in one slice must not lose the turn: come back shortly and decide again from the log.
-      console.error("highwater: slice failed", err);
-      if (this.#runtime.summary?.openTurn) await this.ctx.storage.setAlarm(Date.now() + 5_000);
-    }
+    await this.#runtime.alarm();
   }
 
   // ---- RPC -------------------------------------------------------------------------------
@@ -308,6 +302,14 @@ export class SessionObject extends DurableObject<Env> {
       }
     }
   }
+}
+
+/** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */
+function providerSecrets(env: Env): string[] {
+  const vars = env as unknown as Record<string, unknown>;
+  return ["MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"].flatMap((k) =>
+    typeof vars[k] === "string" && vars[k] ? [vars[k] as string] : [],
+  );
 }
 
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {

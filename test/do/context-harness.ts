@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { validateSummary } from "../../src/context";
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
-import { SessionRuntime } from "../../src/runtime/session-runtime";
+import { type RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { parseAllowedHosts } from "../../src/tools";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
@@ -112,7 +112,10 @@ export async function withSession<T>(
     model: ModelConfig;
     fetch?: typeof fetch;
     offloadThresholdBytes?: number;
-    sleep?: (ms: number) => Promise<void>;
+    policy?: Partial<RuntimePolicy>;
+    now?: () => number;
+    providerFor?: () => ModelProvider;
+    setAlarm?: (at: number) => void;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -127,9 +130,9 @@ export async function withSession<T>(
       store,
       sql,
       transactionSync,
-      setAlarm: async () => {},
+      setAlarm: async (at) => opts.setAlarm?.(at),
       deleteAlarm: async () => {},
-      providerFor: () => opts.provider,
+      providerFor: opts.providerFor ?? (() => opts.provider),
       fetch: opts.fetch ?? (() => Promise.reject(new Error("no network in this test"))),
       config: {
         httpAllowedHosts: parseAllowedHosts("data.test"),
@@ -137,7 +140,8 @@ export async function withSession<T>(
       },
       onCommit: () => {},
       onDelta: () => {},
-      sleep: opts.sleep ?? (async () => {}),
+      policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
+      ...(opts.now ? { now: opts.now } : {}),
     });
     runtime.create({ id: sessionId, parentId: null, options: {}, model: opts.model });
     const events = () => {

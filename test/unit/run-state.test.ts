@@ -15,6 +15,7 @@ const needsApproval = (call: CallState) => call.name === "delete_file";
 const NOTHING: RecoveryPlan = {
   closed: false,
   reissueModel: false,
+  reissue: null,
   rerun: [],
   interrupted: [],
   runNormally: [],
@@ -36,7 +37,7 @@ describe("buildRecoveryPlan: one row per state found in the log (DESIGN §5)", (
         ev.user("hi");
         ev.modelRequest();
       },
-      plan: { reissueModel: true },
+      plan: { reissueModel: true, reissue: { invocationId: "inv1", attempt: 1 } },
     },
     {
       found: "model request with no answer, after earlier steps were answered",
@@ -46,7 +47,7 @@ describe("buildRecoveryPlan: one row per state found in the log (DESIGN §5)", (
         ev.response("c1", "ok");
         ev.modelRequest();
       },
-      plan: { reissueModel: true },
+      plan: { reissueModel: true, reissue: { invocationId: "inv2", attempt: 1 } },
     },
     {
       found: "read tool dispatched, no outcome",

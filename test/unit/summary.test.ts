@@ -172,7 +172,7 @@ describe("reduceSummary", () => {
       ev.user("hi");
       ev.recoveryNotice(["c1"], ["c2"]);
     });
-    expect(withNotice.recoveryNotice).toEqual({ atSeq: 3, rerun: ["c1"], needsReview: ["c2"] });
+    expect(withNotice.recoveryNotice).toEqual({ atSeq: 3, rerun: ["c1"], needsReview: ["c2"], reissued: [] });
     const cleared = summaryOf((ev) => {
       ev.user("hi");
       ev.recoveryNotice(["c1"], ["c2"]);

@@ -1,0 +1,103 @@
+/** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
+import type { EventDraft } from "../log";
+import type { ModelConfig } from "../model/types";
+import { projectRunState, type Session, type SessionCreated } from "../projections";
+import type { RuntimeCtx } from "./deps";
+import { rejectedDraft, stopDrafts } from "./drafts";
+import { ApiError } from "./errors";
+import { approvalKnown, type MessageAnswer, readIdempotentAnswer, writeIdempotentAnswer } from "./state";
+
+/** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */
+export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+
+export function createSession(rt: RuntimeCtx, input: SessionCreated): Session {
+  if (rt.summary) throw new ApiError("conflict", "session already exists");
+  rt.commit([{ author: "runtime", modelVisibility: "hidden", actions: { stateDelta: { session: input } } }]);
+  return rt.session();
+}
+
+export function patchSession(rt: RuntimeCtx, input: { title?: string | null; model?: ModelConfig }): Session {
+  const s = rt.require();
+  const delta: Record<string, unknown> = {};
+  if (input.title !== undefined) delta.title = input.title;
+  if (input.model !== undefined) delta.model = input.model;
+  if (Object.keys(delta).length === 0) return rt.session();
+  rt.commit([
+    { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
+  ]);
+  return rt.session();
+}
+
+/** A user message: opens a turn or joins the open one (CONTRACT §3 Turns). */
+export function appendMessage(
+  rt: RuntimeCtx,
+  input: { text: string; idempotencyKey?: string; source: string },
+): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
+  const s = rt.require();
+  const key = input.idempotencyKey ? `message:${input.idempotencyKey}` : null;
+  if (key) {
+    const prior = readIdempotentAnswer(rt.deps.sql, key);
+    if (prior) return { answer: prior, opened: false, repeated: true };
+  }
+  const open = s.openTurn;
+  const turnId = open?.turnId ?? crypto.randomUUID();
+  const runId = open?.runId ?? crypto.randomUUID();
+  let answer: MessageAnswer = { turnId, seq: 0 };
+  rt.commit(
+    [
+      {
+        author: "user",
+        source: input.source,
+        modelVisibility: "visible",
+        turnId,
+        runId,
+        content: { type: "text", text: input.text },
+        ...(input.idempotencyKey ? { actions: { stateDelta: { idempotencyKey: input.idempotencyKey } } } : {}),
+      },
+    ],
+    ([e]) => {
+      answer = { turnId, seq: e!.seq };
+      if (key) writeIdempotentAnswer(rt.deps.sql, key, answer);
+    },
+  );
+  return { answer, opened: !open, repeated: false };
+}
+
+/** Records an approval decision; a reject answers the call at once (no dispatch). */
+export function decideApproval(
+  rt: RuntimeCtx,
+  input: { requestId: string; decision: "approve" | "reject"; reason?: string },
+): void {
+  const s = rt.require();
+  if (!REQUEST_ID.test(input.requestId)) throw new ApiError("not_found", "unknown approval");
+  const pending = s.pendingApprovals.find((p) => p.requestId === input.requestId);
+  if (!pending) {
+    if (approvalKnown(rt.deps.sql, input.requestId)) throw new ApiError("conflict", "approval already decided");
+    throw new ApiError("not_found", "unknown approval");
+  }
+  const turn = s.openTurn!;
+  const base = { turnId: turn.turnId, runId: turn.runId };
+  const decision = {
+    requestId: input.requestId,
+    decision: input.decision,
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
+  };
+  const drafts: EventDraft[] = [
+    { author: "user", modelVisibility: "hidden", ...base, actions: { permissionDecision: decision } },
+  ];
+  if (input.decision === "reject")
+    drafts.push(
+      rejectedDraft({ callId: pending.callId, name: pending.tool }, base, {
+        reason: input.reason ?? "rejected by user",
+      }),
+    );
+  rt.commit(drafts);
+}
+
+/** Stop (CONTRACT §3): one synchronous block answers every open call and closes the turn. */
+export function stopTurn(rt: RuntimeCtx): boolean {
+  const turn = rt.require().openTurn;
+  if (!turn) return false;
+  rt.commit(stopDrafts(projectRunState(rt.turnSuffix()), { turnId: turn.turnId, runId: turn.runId }));
+  return true;
+}

@@ -1,0 +1,55 @@
+/** What the driver's modules share: the object's ports and the runtime's own state, behind one interface. */
+import type { ContextInput } from "../context";
+import type { Event, EventDraft, EventStore } from "../log";
+import type { ModelConfig, ModelProvider } from "../model/types";
+import type { CallState, Session, SessionSummary } from "../projections";
+import type { SqlLike } from "../storage";
+import type { ToolDefinition } from "../tools/types";
+import type { FailpointEnv, FailpointId } from "./failpoints";
+import type { RuntimePolicy } from "./retry";
+
+export type RuntimeConfig = FailpointEnv & {
+  httpAllowedHosts: string[];
+  offloadThresholdBytes: number;
+  /** Configured provider keys, redacted from every recorded message (CONTRACT §7.8). */
+  secrets?: string[];
+};
+
+export type DeltaFrame = { invocationId: string; attempt: number; kind: "text" | "thinking"; text: string };
+
+export type RuntimeDeps = {
+  sessionId: string;
+  store: EventStore;
+  sql: SqlLike;
+  transactionSync: <T>(fn: () => T) => T;
+  setAlarm: (at: number) => Promise<void>;
+  deleteAlarm: () => Promise<void>;
+  providerFor: (model: ModelConfig) => ModelProvider;
+  fetch: typeof fetch;
+  config: RuntimeConfig;
+  /** Called after every commit with the committed events and, when it changed, the new Session. */
+  onCommit: (events: Event[], session: Session | null) => void;
+  onDelta: (frame: DeltaFrame) => void;
+  now?: () => number;
+  /** Overrides of the default policy (tests set the waits to 0). */
+  policy?: Partial<RuntimePolicy>;
+};
+
+/** The runtime as its step modules see it. */
+export interface RuntimeCtx {
+  readonly deps: RuntimeDeps;
+  readonly policy: RuntimePolicy;
+  readonly summary: SessionSummary | null;
+  require(): SessionSummary;
+  session(): Session;
+  commit(drafts: EventDraft[], also?: (events: Event[]) => void): Event[];
+  /** Events of the open turn from its last model request (or its start). */
+  turnSuffix(): Event[];
+  needsApproval(call: CallState): boolean;
+  toolFor(name: string): ToolDefinition<unknown> | null;
+  contextInput(model: ModelConfig): ContextInput;
+  /** Aborted by a stop: ends the model stream and running tools. */
+  readonly signal: AbortSignal;
+  now(): number;
+  failpoint(id: FailpointId): Promise<void>;
+}

@@ -1,0 +1,18 @@
+/** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
+export { REQUEST_ID } from "./commands";
+export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
+export * from "./drafts";
+export { ApiError, asResult, ERROR_STATUS, type ErrorCode, ok, type Result } from "./errors";
+export { type FailpointEnv, type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+export { isWork, type ModelCall, type PlanPolicy, planNextStep, type SliceHead, type Step } from "./plan";
+export {
+  type AttemptCode,
+  type AttemptFailure,
+  classifyFailure,
+  DEFAULT_POLICY,
+  type RuntimePolicy,
+  redactMessage,
+  retryAt,
+  sliceBackoff,
+} from "./retry";
+export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";

@@ -1,0 +1,149 @@
+/**
+ * The thin driver (DESIGN §4): plan a step from the log, carry it out, repeat; arm the alarm
+ * for what comes next. Every decision is `planNextStep`'s; this file only does.
+ */
+import { projectRunState } from "../projections";
+import { parseToolArgs } from "../tools";
+import type { RuntimeCtx } from "./deps";
+import {
+  closeDraft,
+  failureDrafts,
+  interruptedDraft,
+  permissionRequestDraft,
+  recoveryDrafts,
+  rejectedDraft,
+} from "./drafts";
+import { runModelStep } from "./model-step";
+import { isWork, planNextStep, type Step } from "./plan";
+import { sliceBackoff } from "./retry";
+import { failedSlicesAt, readInflight, recordSliceStart, writeInflight } from "./state";
+import { runToolStep } from "./tool-step";
+
+export type SliceHooks = {
+  /** Set once the first slice of this incarnation has decided (ends `recovering`). */
+  decided: () => void;
+  /** The first decision of this incarnation verifies the turn's chain; false when it failed. */
+  verifyOnce: () => boolean;
+};
+
+/** One slice: steps until the turn waits, closes, or the slice's budget is spent. */
+export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void> {
+  const startedAt = rt.now();
+  let recorded = false;
+  for (let steps = 0; ; steps++) {
+    const s = rt.summary;
+    const turn = s?.openTurn;
+    if (!s || !turn) {
+      hooks.decided();
+      await rt.deps.deleteAlarm();
+      return;
+    }
+    if (!hooks.verifyOnce()) return;
+    const events = rt.turnSuffix();
+    const state = projectRunState(events);
+    const head = s.highWater;
+    const step = planNextStep(
+      events,
+      state,
+      {
+        now: rt.now(),
+        sliceElapsedMs: rt.now() - startedAt,
+        failedSlices: recorded ? 0 : failedSlicesAt(rt.deps.sql, head),
+        inflight: readInflight(rt.deps.sql),
+        lengthStreak: turn.lengthStreak ?? 0,
+      },
+      { ...rt.policy, needsApproval: (c) => rt.needsApproval(c) },
+    );
+    hooks.decided();
+    if (!isWork(step)) return endSlice(rt, step);
+    if (steps >= rt.policy.sliceSteps) {
+      await rt.deps.setAlarm(rt.now());
+      return;
+    }
+    if (!recorded) {
+      // CONTRACT §7.13: before any work, the head this slice starts from.
+      recordSliceStart(rt.deps.sql, head);
+      recorded = true;
+    }
+    await rt.deps.setAlarm(rt.now() + rt.policy.leaseMs);
+    const base = { turnId: turn.turnId, runId: turn.runId };
+    if (!(await carryOut(rt, step, base, startedAt))) {
+      const after = rt.summary;
+      if (!after?.openTurn) await rt.deps.deleteAlarm();
+      else if (after.pendingApprovals.length > 0) await rt.deps.deleteAlarm();
+      else continue;
+      return;
+    }
+  }
+}
+
+/** What a slice that has nothing to do now leaves behind: no alarm, the retry's alarm, or a fresh slice. */
+async function endSlice(rt: RuntimeCtx, step: Step): Promise<void> {
+  switch (step.kind) {
+    case "retry_wait":
+      await rt.deps.setAlarm(step.at);
+      return;
+    case "yield":
+      await rt.deps.setAlarm(rt.now());
+      return;
+    default:
+      await rt.deps.deleteAlarm();
+  }
+}
+
+/** Carries out one work step. Returns false when the step ended what this slice can do. */
+async function carryOut(
+  rt: RuntimeCtx,
+  step: Step,
+  base: { turnId: string; runId: string },
+  startedAt: number,
+): Promise<boolean> {
+  switch (step.kind) {
+    case "recover": {
+      const s = rt.require();
+      const runId = crypto.randomUUID();
+      const state = projectRunState(rt.turnSuffix());
+      rt.commit(
+        recoveryDrafts(step.plan, state, { turnId: base.turnId, runId, highWater: s.highWater, now: rt.now() }),
+        () => writeInflight(rt.deps.sql, null),
+      );
+      return true;
+    }
+    case "fail":
+      rt.commit(failureDrafts(base, step.code, step.message));
+      return false;
+    case "close":
+      rt.commit([closeDraft(base, step.reason)]);
+      await rt.failpoint("F11");
+      return false;
+    case "request_approval": {
+      const tool = rt.toolFor(step.call.name)!;
+      const parsed = parseToolArgs(tool, step.call.args);
+      rt.commit([permissionRequestDraft(step.call, base, parsed.ok ? parsed.args : step.call.args)]);
+      await rt.failpoint("F8");
+      return false;
+    }
+    case "reject":
+      rt.commit([rejectedDraft(step.call, { ...base, invocationId: step.call.invocationId }, { reason: "rejected" })]);
+      return true;
+    case "interrupted":
+      rt.commit([interruptedDraft(step.call, base, "recovery")]);
+      return true;
+    case "dispatch":
+      return runToolStep(rt, step.call, base, false);
+    case "rerun":
+      return runToolStep(rt, step.call, base, true);
+    case "model":
+      return runModelStep(rt, step.call, startedAt);
+    default:
+      return false;
+  }
+}
+
+/** After a slice threw: come back after the backoff of CONTRACT §7.13 (the next slice decides). */
+export async function afterFailedSlice(rt: RuntimeCtx): Promise<void> {
+  const s = rt.summary;
+  if (!s?.openTurn) return;
+  const failures = failedSlicesAt(rt.deps.sql, s.highWater);
+  await rt.deps.setAlarm(rt.now() + sliceBackoff(failures, rt.policy));
+}

@@ -1,0 +1,235 @@
+/**
+ * One model step, carried out: build (or rebuild) the request, record it, stream one attempt
+ * with the idle and slice limits, then commit the answer, the failed attempt or the failure.
+ */
+import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
+import { canonical, sha256Hex } from "../log";
+import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
+import type { OpenTurn } from "../projections";
+import { prepareContext } from "./compaction";
+import type { RuntimeCtx } from "./deps";
+import {
+  answerDrafts,
+  continueDraft,
+  failureDrafts,
+  type ModelAnswer,
+  modelAttemptDraft,
+  modelRequestDraft,
+} from "./drafts";
+import type { ModelCall } from "./plan";
+import { type AttemptFailure, classifyFailure, redactMessage, retryAt } from "./retry";
+import { writeInflight } from "./state";
+
+type AttemptOutcome =
+  | { kind: "answer"; answer: ModelAnswer }
+  | { kind: "failed"; failure: AttemptFailure }
+  | { kind: "stopped" };
+
+const digestOf = (ctx: NextContext) => sha256Hex(canonical({ messages: ctx.messages, tools: ctx.tools }));
+
+/** Carries out a `model` step. Returns false when the slice should end (closed, stopped, waiting). */
+export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStartedAt: number): Promise<boolean> {
+  const turn = rt.require().openTurn!;
+  const base = { turnId: turn.turnId, runId: turn.runId };
+  let provider: ModelProvider;
+  try {
+    provider = rt.deps.providerFor(turn.model);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    rt.commit(failureDrafts(base, "model_failed", redact(rt, `model provider unavailable: ${err.message}`)));
+    return false;
+  }
+  let invocationId: string;
+  let attempt: number;
+  let built: NextContext;
+  if (call.kind === "new") {
+    if (call.continuation) rt.commit([continueDraft(base)]);
+    try {
+      built = await prepareContext(
+        {
+          ...rt.deps,
+          commit: (d) => rt.commit(d),
+          provider,
+          signal: rt.signal,
+          base,
+          failpoint: (id) => rt.failpoint(id),
+        },
+        rt.contextInput(turn.model),
+      );
+    } catch (err) {
+      if (!(err instanceof ContextOverflowError)) throw err;
+      rt.commit(failureDrafts(base, "context_overflow", err.message));
+      return false;
+    }
+    if (!stillOpen(rt, turn)) return false;
+    invocationId = crypto.randomUUID();
+    attempt = 1;
+    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
+    await rt.failpoint("F1");
+  } else {
+    // CONTRACT §3: a call issued again sends exactly the recorded request, rebuilt from the
+    // prefix it was built on, so input that arrived meanwhile follows its answer; if that
+    // cannot be had, what is sent is recorded first under the same invocation.
+    invocationId = call.invocationId;
+    attempt = call.attempt;
+    const input = rt.contextInput(turn.model);
+    const checkpoint = loadLatestCheckpoint(rt.deps, { repair: true }).checkpoint;
+    built = assembleContext(rt.deps, input, checkpoint, call.recorded.throughSeq).ctx;
+    if (digestOf(built) !== call.recorded.requestDigest) {
+      built = await prepareContext(
+        {
+          ...rt.deps,
+          commit: (d) => rt.commit(d),
+          provider,
+          signal: rt.signal,
+          base,
+          failpoint: (id) => rt.failpoint(id),
+        },
+        input,
+      );
+      if (!stillOpen(rt, turn)) return false;
+      rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
+    }
+  }
+  const ids = { ...base, invocationId };
+  const request: ModelRequest = { model: turn.model, messages: built.messages, tools: built.tools };
+  writeInflight(rt.deps.sql, { invocationId, attempt });
+  const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt);
+  writeInflight(rt.deps.sql, null);
+  if (outcome.kind === "stopped" || !stillOpen(rt, turn)) return false;
+  if (outcome.kind === "answer") {
+    const lengthStreak = rt.require().openTurn?.lengthStreak ?? 0;
+    rt.commit(answerDrafts(outcome.answer, ids, { lengthStreak, maxContinuations: rt.policy.maxContinuations }));
+    await rt.failpoint("F3");
+    return true;
+  }
+  const failure = { ...outcome.failure, message: redact(rt, outcome.failure.message) };
+  const at = retryAt(failure, attempt, rt.now(), rt.policy);
+  if (at === null) {
+    rt.commit(
+      failureDrafts(
+        base,
+        "model_failed",
+        `the model call failed after ${attempt} attempt(s): ${failure.code}: ${failure.message}`,
+      ),
+    );
+    return false;
+  }
+  rt.commit([modelAttemptDraft(ids, attempt, failure, at)]);
+  return true;
+}
+
+function recordOf(ctx: NextContext) {
+  return {
+    throughSeq: ctx.throughSeq,
+    checkpointId: ctx.checkpoint?.id ?? null,
+    estimatedTokens: ctx.estimatedTokens,
+    requestDigest: digestOf(ctx),
+  };
+}
+
+function stillOpen(rt: RuntimeCtx, turn: OpenTurn): boolean {
+  return !rt.signal.aborted && rt.summary?.openTurn?.turnId === turn.turnId;
+}
+
+function redact(rt: RuntimeCtx, message: string): string {
+  return redactMessage(message, rt.deps.config.secrets ?? []);
+}
+
+const IDLE = Symbol("idle");
+const TOO_LONG = Symbol("too_long");
+
+/**
+ * Streams one attempt. Deltas go to the sockets tagged with the attempt; the answer is gathered
+ * in memory. A stream with no part for `idleTimeoutMs`, one still running at `streamCutMs` into
+ * the slice, or one that ends without its finish is a failed attempt; a non-provider error is a
+ * bug and is rethrown.
+ */
+async function streamAttempt(
+  rt: RuntimeCtx,
+  provider: ModelProvider,
+  request: ModelRequest,
+  tag: { invocationId: string; attempt: number },
+  sliceStartedAt: number,
+): Promise<AttemptOutcome> {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([rt.signal, controller.signal]);
+  const answer: ModelAnswer = { text: "", thinking: "", calls: [], usage: null, finishReason: null };
+  const iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
+  const cutAt = sliceStartedAt + rt.policy.streamCutMs;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let first = true;
+  try {
+    for (;;) {
+      const wait = Math.max(0, Math.min(rt.policy.idleTimeoutMs, cutAt - rt.now()));
+      const limit = new Promise<typeof IDLE | typeof TOO_LONG>((resolve) => {
+        timer = setTimeout(() => resolve(rt.now() >= cutAt ? TOO_LONG : IDLE), wait);
+      });
+      const pending = iterator.next();
+      // A part that loses the race to a limit may still fail later: that failure is already handled.
+      pending.catch(() => undefined);
+      const next = await Promise.race([pending, limit]);
+      clearTimeout(timer);
+      if (next === IDLE || next === TOO_LONG) {
+        controller.abort(new Error(String(next.description)));
+        void iterator.return?.()?.catch(() => undefined);
+        return next === IDLE
+          ? {
+              kind: "failed",
+              failure: {
+                code: "idle_timeout",
+                message: `no stream chunk for ${rt.policy.idleTimeoutMs} ms`,
+                retryable: true,
+              },
+            }
+          : {
+              kind: "failed",
+              failure: {
+                code: "too_long",
+                message: "the stream was still running at the slice's time limit",
+                retryable: false,
+              },
+            };
+      }
+      if (next.done) break;
+      if (rt.signal.aborted) return { kind: "stopped" };
+      const part = next.value;
+      switch (part.type) {
+        case "text-delta":
+          answer.text += part.text;
+          rt.deps.onDelta({ ...tag, kind: "text", text: part.text });
+          break;
+        case "thinking-delta":
+          answer.thinking += part.text;
+          if (part.signature) answer.signature = part.signature;
+          if (part.text) rt.deps.onDelta({ ...tag, kind: "thinking", text: part.text });
+          break;
+        case "tool-call":
+          answer.calls.push(part);
+          break;
+        case "usage":
+          answer.usage = part;
+          break;
+        case "finish":
+          answer.finishReason = part.reason;
+          break;
+      }
+      if (first) {
+        first = false;
+        await rt.failpoint("F2");
+      }
+    }
+  } catch (err) {
+    clearTimeout(timer);
+    if (rt.signal.aborted) return { kind: "stopped" };
+    return { kind: "failed", failure: classifyFailure(err) };
+  }
+  if (rt.signal.aborted) return { kind: "stopped" };
+  // CONTRACT §7.9: a stream that ends without the provider's finish is a failed attempt.
+  if (answer.finishReason === null)
+    return {
+      kind: "failed",
+      failure: { code: "stream_cut", message: "the stream ended without a finish", retryable: true },
+    };
+  return { kind: "answer", answer };
+}

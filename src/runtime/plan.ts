@@ -1,0 +1,108 @@
+/**
+ * The pure core of the loop (DESIGN §2 "Decide, then do"): from the open turn's run state, what
+ * the head of the log and this slice look like, and the policy, the one next step. No I/O.
+ */
+
+import type { Event } from "../log";
+import {
+  buildRecoveryPlan,
+  type CallState,
+  type Inflight,
+  planCall,
+  type RecoveryPlan,
+  type RunState,
+  recoveryNeeded,
+} from "../projections";
+import type { RuntimePolicy } from "./retry";
+
+/** What the driver knows besides the run state: the clock, this slice, what died with the last one. */
+export type SliceHead = {
+  now: number;
+  /** Milliseconds since this slice started. */
+  sliceElapsedMs: number;
+  /** Consecutive slices that started from the current head seq and committed nothing. */
+  failedSlices: number;
+  inflight: Inflight;
+  /** Answers in a row that stopped at `length` without calls (the turn's `lengthStreak`). */
+  lengthStreak: number;
+};
+
+export type PlanPolicy = Pick<
+  RuntimePolicy,
+  "maxRetries" | "maxContinuations" | "poisonSlices" | "modelStartMs" | "toolStartMs"
+> & {
+  needsApproval: (call: CallState) => boolean;
+};
+
+export type ModelCall =
+  /** A new invocation (`continuation`: after an answer cut at `length`, with the runtime's note first). */
+  | { kind: "new"; continuation: boolean }
+  /** The recorded request again, as attempt `attempt` of its invocation. */
+  | { kind: "retry"; invocationId: string; attempt: number; recorded: NonNullable<RunState["lastModelRequest"]> };
+
+export type Step =
+  | { kind: "idle" }
+  | { kind: "wait_approval" }
+  | { kind: "retry_wait"; at: number }
+  /** The slice's time budget is spent for this kind of work: yield to a fresh slice. */
+  | { kind: "yield" }
+  | { kind: "recover"; plan: RecoveryPlan }
+  | { kind: "request_approval"; call: CallState }
+  | { kind: "reject"; call: CallState }
+  | { kind: "interrupted"; call: CallState }
+  | { kind: "dispatch"; call: CallState }
+  | { kind: "rerun"; call: CallState }
+  | { kind: "model"; call: ModelCall }
+  | { kind: "fail"; code: string; message: string }
+  | { kind: "close"; reason: "completed" };
+
+/** Steps that do work and so count as a slice's attempt from its head (CONTRACT §7.13). */
+export function isWork(step: Step): boolean {
+  return !["idle", "wait_approval", "retry_wait", "yield"].includes(step.kind);
+}
+
+/**
+ * The next step of the open turn, decided from `events` (the turn's suffix from its last model
+ * request) alone. Recovery comes first and is decided by `buildRecoveryPlan` only.
+ */
+export function planNextStep(events: Event[], state: RunState, head: SliceHead, policy: PlanPolicy): Step {
+  if (state.closed || !state.turnId) return { kind: "idle" };
+  if (head.failedSlices >= policy.poisonSlices)
+    return {
+      kind: "fail",
+      code: "internal",
+      message: `the runtime failed ${head.failedSlices} slices in a row at the same point of the log; the turn is closed so that nothing loops for ever`,
+    };
+  const recovery = buildRecoveryPlan(events, policy.needsApproval, head.inflight);
+  if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
+
+  const first = state.calls.find((c) => !c.answered);
+  if (first) {
+    const p = planCall(first, policy.needsApproval);
+    if (p.kind === "wait_approval") return { kind: "wait_approval" };
+    if ((p.kind === "dispatch" || p.kind === "rerun") && head.sliceElapsedMs >= policy.toolStartMs)
+      return { kind: "yield" };
+    return { kind: p.kind, call: first };
+  }
+
+  const request = state.lastModelRequest;
+  if (request && !state.modelAnswered && request.invocationId) {
+    const last = state.attempts.at(-1);
+    const attempt = (last?.attempt ?? 0) + 1;
+    if (attempt > policy.maxRetries + 1)
+      return { kind: "fail", code: "model_failed", message: `the model call failed after ${attempt - 1} attempts` };
+    if (last && last.retryAt > head.now) return { kind: "retry_wait", at: last.retryAt };
+    if (head.sliceElapsedMs >= policy.modelStartMs) return { kind: "yield" };
+    return { kind: "model", call: { kind: "retry", invocationId: request.invocationId, attempt, recorded: request } };
+  }
+
+  const next = (continuation: boolean): Step =>
+    head.sliceElapsedMs >= policy.modelStartMs
+      ? { kind: "yield" }
+      : { kind: "model", call: { kind: "new", continuation } };
+  if (!request || state.calls.length > 0 || state.inputAfterLastRequest) return next(false);
+  const answer = state.answer;
+  if (answer?.finishReason === "length" && !answer.truncated && head.lengthStreak <= policy.maxContinuations)
+    return next(true);
+  return { kind: "close", reason: "completed" };
+}

@@ -1,0 +1,168 @@
+/**
+ * The runtime's rows beside the log, all caches or bookkeeping that the log can do without:
+ * the session summary (parsed with zod and versioned, rebuilt from the log when it disagrees),
+ * the slice record of CONTRACT §7.13, what was in flight, and idempotency answers.
+ */
+import { z } from "zod";
+import type { EventStore } from "../log";
+import { type Inflight, reduceSummary, type SessionSummary } from "../projections";
+import { rows, run, type SqlLike } from "../storage";
+
+const SUMMARY_VERSION = 1;
+
+const ModelConfigRow = z.object({
+  provider: z.enum(["openai", "anthropic", "workers-ai", "demo"]),
+  name: z.string(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
+
+/** The summary row without `options` (kept in their own row, written only when they change). */
+const SummaryRow = z.object({
+  v: z.literal(SUMMARY_VERSION),
+  summary: z
+    .object({
+      id: z.string(),
+      title: z.string().nullable(),
+      parentId: z.string().nullable(),
+      createdAt: z.string(),
+      updatedAt: z.string(),
+      model: ModelConfigRow,
+      openTurn: z
+        .object({
+          turnId: z.string(),
+          startSeq: z.number(),
+          runId: z.string(),
+          model: ModelConfigRow,
+          lastModelRequestSeq: z.number().nullable(),
+          lastModelRequestThrough: z.number().nullable(),
+          lengthStreak: z.number().optional(),
+        })
+        .nullable(),
+      lastClose: z.enum(["completed", "stopped", "failed"]).nullable(),
+      pendingApprovals: z.array(
+        z.object({ requestId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown() }),
+      ),
+      recoveryNotice: z
+        .object({
+          atSeq: z.number(),
+          rerun: z.array(z.string()),
+          needsReview: z.array(z.string()),
+          reissued: z.array(z.string()),
+        })
+        .nullable(),
+      usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), cachedInputTokens: z.number() }),
+      lastUsage: z.object({ requestSeq: z.number(), throughSeq: z.number(), inputTokens: z.number() }).nullable(),
+      highWater: z.number(),
+      headDigest: z.string(),
+    })
+    .passthrough(),
+});
+const OptionsRow = z.object({ v: z.literal(SUMMARY_VERSION), options: z.record(z.string(), z.unknown()) });
+
+function readMeta(sql: SqlLike, key: string): string | null {
+  return rows<{ value: string }>(sql)`SELECT value FROM meta WHERE key = ${key}`[0]?.value ?? null;
+}
+
+function writeMeta(sql: SqlLike, key: string, value: unknown) {
+  run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES (${key}, ${JSON.stringify(value)})`;
+}
+
+function parseJson<T>(schema: z.ZodType<T>, text: string | null): T | null {
+  if (text === null) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The cached summary if it parses and matches the head, else the fold of the whole log (then cached). */
+export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | null {
+  const row = parseJson(SummaryRow, readMeta(sql, "summary"));
+  const options = parseJson(OptionsRow, readMeta(sql, "options"));
+  const head = store.head();
+  if (row && options && row.summary.highWater === head.highWater && row.summary.headDigest === head.headDigest)
+    return { ...(row.summary as Omit<SessionSummary, "options">), options: options.options } as SessionSummary;
+  let s: SessionSummary | null = null;
+  for (let after = 0; ; ) {
+    const page = store.readAfter(after, 1000);
+    if (page.length === 0) break;
+    for (const e of page) s = reduceSummary(s, e);
+    after = page[page.length - 1]!.seq;
+  }
+  if (s) writeSummary(sql, s, null);
+  return s;
+}
+
+/** Writes the summary cache; the options (up to 64 KiB of system prompt) only when they change. */
+export function writeSummary(sql: SqlLike, s: SessionSummary, previous: SessionSummary | null) {
+  const { options, ...rest } = s;
+  writeMeta(sql, "summary", { v: SUMMARY_VERSION, summary: rest });
+  if (options !== previous?.options) writeMeta(sql, "options", { v: SUMMARY_VERSION, options });
+}
+
+/** CONTRACT §7.13: the head seq the latest slice started from and how many slices started there. */
+const SliceRow = z.object({ v: z.literal(1), headSeq: z.number(), started: z.number() });
+export type SliceRecord = z.infer<typeof SliceRow>;
+
+export function readSlice(sql: SqlLike): SliceRecord | null {
+  return parseJson(SliceRow, readMeta(sql, "slice"));
+}
+
+/** Slices that started from `headSeq` and ended without committing (the record is from that head). */
+export function failedSlicesAt(sql: SqlLike, headSeq: number): number {
+  const r = readSlice(sql);
+  return r && r.headSeq === headSeq ? r.started : 0;
+}
+
+/** Before any work: this slice starts from `headSeq` (one more start there if the last one failed). */
+export function recordSliceStart(sql: SqlLike, headSeq: number): number {
+  const started = failedSlicesAt(sql, headSeq) + 1;
+  writeMeta(sql, "slice", { v: 1, headSeq, started });
+  return started;
+}
+
+const InflightRow = z.object({
+  v: z.literal(1),
+  invocationId: z.string().optional(),
+  attempt: z.number().optional(),
+  callId: z.string().optional(),
+});
+
+/** What the last slice had under way when it ended (a model attempt or a tool run), if it never finished. */
+export function readInflight(sql: SqlLike): Inflight {
+  const r = parseJson(InflightRow, readMeta(sql, "inflight"));
+  if (!r) return null;
+  const { v: _v, ...rest } = r;
+  return rest;
+}
+
+export function writeInflight(sql: SqlLike, value: Inflight) {
+  if (value === null) run(sql)`DELETE FROM meta WHERE key = ${"inflight"}`;
+  else writeMeta(sql, "inflight", { v: 1, ...value });
+}
+
+const IdempotentAnswer = z.object({ v: z.literal(1), answer: z.object({ turnId: z.string(), seq: z.number() }) });
+export type MessageAnswer = z.infer<typeof IdempotentAnswer>["answer"];
+
+/** The first answer to an idempotency key. A row from before versioning (a bare answer) is read too. */
+export function readIdempotentAnswer(sql: SqlLike, key: string): MessageAnswer | null {
+  const text = rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${key}`[0]?.answer ?? null;
+  if (text === null) return null;
+  const v1 = parseJson(IdempotentAnswer, text);
+  if (v1) return v1.answer;
+  return parseJson(IdempotentAnswer.shape.answer, text);
+}
+
+export function writeIdempotentAnswer(sql: SqlLike, key: string, answer: MessageAnswer) {
+  run(sql)`INSERT INTO idempotency (key, answer) VALUES (${key}, ${JSON.stringify({ v: 1, answer })})`;
+}
+
+/** Whether an approval request id was ever issued in this session (to tell 409 from 404). */
+export function approvalKnown(sql: SqlLike, requestId: string): boolean {
+  // Callers admit only `apr_<hex>` ids, so the pattern holds no wildcards; the value is bound.
+  const pattern = `%"requestId":"${requestId}"%`;
+  return rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ${pattern} LIMIT 1`.length > 0;
+}

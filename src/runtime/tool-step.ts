@@ -1,0 +1,116 @@
+/** One tool step, carried out: T1, run, T2 (DESIGN §4), or a re-run after recovery with `toolRecovery: rerun`. */
+import type { CallState } from "../projections";
+import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse } from "../tools";
+import type { ToolResult } from "../tools/types";
+import type { RuntimeCtx } from "./deps";
+import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
+import { failpoint } from "./failpoints";
+import { writeInflight } from "./state";
+
+/** Runs the call and commits its outcome. Always returns true: the loop goes on to the next step. */
+export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, rerun: boolean): Promise<boolean> {
+  const tool = rt.toolFor(call.name);
+  const parsed = tool ? parseToolArgs(tool, call.args) : null;
+  const idempotencyKey = `${rt.deps.sessionId}:${call.callId}`;
+  if (!tool || !parsed?.ok) {
+    const issues = !tool
+      ? [{ message: `unknown or disabled tool: ${call.name}` }]
+      : parsed && !parsed.ok
+        ? parsed.issues
+        : [];
+    rt.commit(invalidCallDrafts(call, base, idempotencyKey, issues));
+    return true;
+  }
+  const args = parsed.args;
+  if (!rerun) {
+    rt.commit([dispatchDraft(call, base, tool.effect(args), idempotencyKey)]);
+    await rt.failpoint("F4");
+  }
+  writeInflight(rt.deps.sql, { callId: call.callId });
+  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(rt.policy.toolTimeoutMs)]);
+  let result: ToolResult;
+  try {
+    result = await tool.run(args, {
+      sessionId: rt.deps.sessionId,
+      callId: call.callId,
+      idempotencyKey,
+      signal,
+      sql: rt.deps.sql,
+      blobs: rt.deps.store.blobs,
+      httpAllowedHosts: rt.deps.config.httpAllowedHosts,
+      fetch: toolFetch(rt),
+    });
+  } catch (err) {
+    result = {
+      status: "error",
+      response: {
+        code: signal.aborted ? "aborted" : "tool_failed",
+        message: err instanceof Error ? err.message : String(err),
+      },
+    };
+  }
+  await rt.failpoint("F6");
+  // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
+  if (!callStillOpen(rt, call.callId, base.turnId)) {
+    writeInflight(rt.deps.sql, null);
+    return true;
+  }
+  await commitOutcome(rt, call, { ...base, invocationId: call.invocationId }, result, rerun);
+  await rt.failpoint("F7");
+  return true;
+}
+
+/** Fetch for tools; the F5 failpoint fires once the external request has left. */
+function toolFetch(rt: RuntimeCtx): typeof fetch {
+  const f = rt.deps.fetch;
+  const config = rt.deps.config;
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const pending = f(input, init);
+    if (config.HW_FAILPOINT?.split(",").includes("F5")) {
+      // Give the request time to reach the external system, then stop here (crash tests).
+      await new Promise((r) => setTimeout(r, 300));
+      await failpoint(config, "F5");
+    }
+    return pending;
+  }) as typeof fetch;
+}
+
+function callStillOpen(rt: RuntimeCtx, callId: string, turnId: string): boolean {
+  if (rt.summary?.openTurn?.turnId !== turnId) return false;
+  return !rt.deps.store.readByCall(callId).some((e) => e.content?.type === "functionResponse");
+}
+
+/** T2: archive a large result first, then commit the outcome (and its workspace changes) in one block. */
+async function commitOutcome(
+  rt: RuntimeCtx,
+  call: CallState,
+  ids: Base & { invocationId?: string },
+  result: ToolResult,
+  rerun: boolean,
+) {
+  const text = serializeToolResponse(result.response);
+  const bytes = new TextEncoder().encode(text).byteLength;
+  const threshold = rt.summary?.options.offloadThresholdBytes ?? rt.deps.config.offloadThresholdBytes;
+  let stateDelta: Record<string, unknown> | undefined;
+  if (bytes > threshold) {
+    // Archive first (its own transaction, read back and checked), placeholder second.
+    const mediaType = typeof result.response === "string" ? "text/plain; charset=utf-8" : "application/json";
+    const meta = rt.deps.store.blobs.put(text, mediaType);
+    stateDelta = {
+      offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder(call.name, text, meta).preview },
+    };
+  }
+  const actions = {
+    ...(rerun ? { toolRecovery: { callId: call.callId, strategy: "rerun" as const } } : {}),
+    ...(stateDelta ? { stateDelta } : {}),
+  };
+  rt.commit(
+    [responseDraft(call, ids, result.status, result.response, Object.keys(actions).length > 0 ? actions : undefined)],
+    ([e]) => {
+      writeInflight(rt.deps.sql, null);
+      if (result.status === "ok" && result.fileChanges?.length)
+        applyFileChanges(rt.deps.sql, result.fileChanges, e!.seq, e!.at);
+    },
+  );
+  if (bytes > threshold) await rt.failpoint("F10");
+}
