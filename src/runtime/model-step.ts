@@ -31,6 +31,8 @@ const digestOf = (ctx: NextContext) => sha256Hex(canonical({ messages: ctx.messa
 export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStartedAt: number): Promise<boolean> {
   const turn = rt.require().openTurn!;
   const base = { turnId: turn.turnId, runId: turn.runId };
+  // A stop replaces the runtime's controller: this step answers to the one it started under.
+  const signal = rt.signal;
   let provider: ModelProvider;
   try {
     provider = rt.deps.providerFor(turn.model);
@@ -50,7 +52,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
           ...rt.deps,
           commit: (d) => rt.commit(d),
           provider,
-          signal: rt.signal,
+          signal,
           base,
           failpoint: (id) => rt.failpoint(id),
         },
@@ -61,7 +63,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
       rt.commit(failureDrafts(base, "context_overflow", err.message));
       return false;
     }
-    if (!stillOpen(rt, turn)) return false;
+    if (!stillOpen(rt, turn, signal)) return false;
     invocationId = crypto.randomUUID();
     attempt = 1;
     rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
@@ -81,22 +83,22 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
           ...rt.deps,
           commit: (d) => rt.commit(d),
           provider,
-          signal: rt.signal,
+          signal,
           base,
           failpoint: (id) => rt.failpoint(id),
         },
         input,
       );
-      if (!stillOpen(rt, turn)) return false;
+      if (!stillOpen(rt, turn, signal)) return false;
       rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
     }
   }
   const ids = { ...base, invocationId };
   const request: ModelRequest = { model: turn.model, messages: built.messages, tools: built.tools };
   writeInflight(rt.deps.sql, { invocationId, attempt });
-  const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt);
+  const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt, signal);
   writeInflight(rt.deps.sql, null);
-  if (outcome.kind === "stopped" || !stillOpen(rt, turn)) return false;
+  if (outcome.kind === "stopped" || !stillOpen(rt, turn, signal)) return false;
   if (outcome.kind === "answer") {
     const lengthStreak = rt.require().openTurn?.lengthStreak ?? 0;
     rt.commit(answerDrafts(outcome.answer, ids, { lengthStreak, maxContinuations: rt.policy.maxContinuations }));
@@ -128,8 +130,8 @@ function recordOf(ctx: NextContext) {
   };
 }
 
-function stillOpen(rt: RuntimeCtx, turn: OpenTurn): boolean {
-  return !rt.signal.aborted && rt.summary?.openTurn?.turnId === turn.turnId;
+function stillOpen(rt: RuntimeCtx, turn: OpenTurn, signal: AbortSignal): boolean {
+  return !signal.aborted && rt.summary?.openTurn?.turnId === turn.turnId;
 }
 
 function redact(rt: RuntimeCtx, message: string): string {
@@ -151,9 +153,10 @@ async function streamAttempt(
   request: ModelRequest,
   tag: { invocationId: string; attempt: number },
   sliceStartedAt: number,
+  stop: AbortSignal,
 ): Promise<AttemptOutcome> {
   const controller = new AbortController();
-  const signal = AbortSignal.any([rt.signal, controller.signal]);
+  const signal = AbortSignal.any([stop, controller.signal]);
   const answer: ModelAnswer = { text: "", thinking: "", calls: [], usage: null, finishReason: null };
   const iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
   const cutAt = sliceStartedAt + rt.policy.streamCutMs;
@@ -192,7 +195,7 @@ async function streamAttempt(
             };
       }
       if (next.done) break;
-      if (rt.signal.aborted) return { kind: "stopped" };
+      if (stop.aborted) return { kind: "stopped" };
       const part = next.value;
       switch (part.type) {
         case "text-delta":
@@ -221,10 +224,10 @@ async function streamAttempt(
     }
   } catch (err) {
     clearTimeout(timer);
-    if (rt.signal.aborted) return { kind: "stopped" };
+    if (stop.aborted) return { kind: "stopped" };
     return { kind: "failed", failure: classifyFailure(err) };
   }
-  if (rt.signal.aborted) return { kind: "stopped" };
+  if (stop.aborted) return { kind: "stopped" };
   // CONTRACT §7.9: a stream that ends without the provider's finish is a failed attempt.
   if (answer.finishReason === null)
     return {

@@ -3,7 +3,8 @@ import { env } from "cloudflare:workers";
 import { validateSummary } from "../../src/context";
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
-import { type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import type { SessionOptions } from "../../src/projections";
+import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { parseAllowedHosts } from "../../src/tools";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
@@ -100,6 +101,10 @@ export type Harness = {
   /** Drives alarm slices until the turn closes. */
   runTurn: (text: string) => Promise<void>;
   events: () => Event[];
+  /** A fresh runtime over the same storage, as the object has after an eviction or a restart. */
+  reopen: (provider?: ModelProvider) => SessionRuntime;
+  /** Every delta frame sent to sockets, in order. */
+  deltas: DeltaFrame[];
 };
 
 /**
@@ -116,6 +121,7 @@ export async function withSession<T>(
     now?: () => number;
     providerFor?: () => ModelProvider;
     setAlarm?: (at: number) => void;
+    options?: SessionOptions;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -124,26 +130,31 @@ export async function withSession<T>(
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
     const sessionId = state.id.toString();
-    const store = new EventStore(sql, sessionId, transactionSync);
-    const runtime = new SessionRuntime({
-      sessionId,
-      store,
-      sql,
-      transactionSync,
-      setAlarm: async (at) => opts.setAlarm?.(at),
-      deleteAlarm: async () => {},
-      providerFor: opts.providerFor ?? (() => opts.provider),
-      fetch: opts.fetch ?? (() => Promise.reject(new Error("no network in this test"))),
-      config: {
-        httpAllowedHosts: parseAllowedHosts("data.test"),
-        offloadThresholdBytes: opts.offloadThresholdBytes ?? 32_768,
-      },
-      onCommit: () => {},
-      onDelta: () => {},
-      policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
-      ...(opts.now ? { now: opts.now } : {}),
-    });
-    runtime.create({ id: sessionId, parentId: null, options: {}, model: opts.model });
+    const deltas: DeltaFrame[] = [];
+    const make = (provider: ModelProvider, providerFor = opts.providerFor) => {
+      const store = new EventStore(sql, sessionId, transactionSync);
+      const runtime = new SessionRuntime({
+        sessionId,
+        store,
+        sql,
+        transactionSync,
+        setAlarm: async (at) => opts.setAlarm?.(at),
+        deleteAlarm: async () => {},
+        providerFor: providerFor ?? (() => provider),
+        fetch: opts.fetch ?? (() => Promise.reject(new Error("no network in this test"))),
+        config: {
+          httpAllowedHosts: parseAllowedHosts("data.test"),
+          offloadThresholdBytes: opts.offloadThresholdBytes ?? 32_768,
+        },
+        onCommit: () => {},
+        onDelta: (f) => deltas.push(f),
+        policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
+        ...(opts.now ? { now: opts.now } : {}),
+      });
+      return { store, runtime };
+    };
+    const { store, runtime } = make(opts.provider);
+    runtime.create({ id: sessionId, parentId: null, options: opts.options ?? {}, model: opts.model });
     const events = () => {
       const out: Event[] = [];
       for (let after = 0; ; ) {
@@ -160,6 +171,8 @@ export async function withSession<T>(
         await runtime.alarm();
       }
     };
-    return fn({ runtime, store, state, sessionId, runTurn, events });
+    const reopen = (provider?: ModelProvider) =>
+      make(provider ?? opts.provider, provider ? undefined : opts.providerFor).runtime;
+    return fn({ runtime, store, state, sessionId, runTurn, events, reopen, deltas });
   });
 }
