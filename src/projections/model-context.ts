@@ -84,7 +84,8 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
     if (e.modelVisibility !== "visible") continue;
     const c = e.content;
     if (!c) continue;
-    if (e.author === "user" && c.type === "text") {
+    // Visible runtime text (the length continuation's note, CONTRACT §7.10) reads as input too.
+    if ((e.author === "user" || e.author === "runtime") && c.type === "text") {
       if (pending.size > 0 || awaitingAnswer) {
         heldInput.push(c.text);
         continue;
