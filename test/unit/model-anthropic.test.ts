@@ -190,6 +190,16 @@ describe("anthropic adapter", () => {
     expect((error as Error).message).toContain("Overloaded");
   });
 
+  it("a stream that ends before message_stop is a failed attempt (stream_cut), never an answer", async () => {
+    reply = (res) => events(res, ANSWER.filter((e) => (e as { type?: string }).type !== "message_stop"));
+    const provider = createProvider(MODEL, { baseUrl, apiKey: "ak-test" });
+
+    const error = await collect(provider.stream(REQUEST, new AbortController().signal)).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ retryable: true, attemptCode: "stream_cut" });
+  });
+
   it("fails without a request when no API key is configured", async () => {
     reply = (res) => events(res, ANSWER);
     const provider = createProvider(MODEL, { baseUrl });

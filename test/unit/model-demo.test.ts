@@ -136,6 +136,30 @@ describe("demo model", () => {
     expect(step.kind).toBe("tool-call");
   });
 
+  it("recognises a compaction request by its shape (no tools), not by a word: no \"summary\" needed", () => {
+    const step = planDemoStep(
+      request(
+        [
+          { role: "system", content: "Condense the history into a continuation checkpoint." },
+          { role: "user", content: `${TASK}\n\nCondense the events above.` },
+        ],
+        [],
+      ),
+    );
+    expect(step.kind).toBe("answer");
+    if (step.kind === "answer") expect(step.text).toContain("## Goal and deliverable");
+  });
+
+  it("a user whose task says summary, with tools offered, gets the tool walk and the goal keeps the task", () => {
+    const step = planDemoStep(
+      request([
+        { role: "system", content: "You are an agent." },
+        { role: "user", content: "Write a summary of the quarterly report" },
+      ]),
+    );
+    expect(step).toMatchObject({ kind: "tool-call", name: "write_file" });
+  });
+
   it("answers a compaction request (no tools, asks for a summary) with a sectioned summary", () => {
     const step = planDemoStep(
       request(

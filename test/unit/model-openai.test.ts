@@ -304,6 +304,36 @@ describe("openai-compatible adapter", () => {
     expect(error).toMatchObject({ status: null, retryable: true });
   });
 
+  it("a connection lost mid-stream (the SDK's 200 'Failed to process successful response') is retryable, code network", async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify(chunk({ content: "partial" }))}\n\n`);
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+
+    const error = await failure(collect(provider().stream(request(), new AbortController().signal)));
+
+    expect(error).toMatchObject({ retryable: true, attemptCode: "network" });
+    expect(error.message).not.toMatch(/^200/);
+  });
+
+  it("invalid_request_error inside the stream is not retryable (the SDK's own verdict)", async () => {
+    handler = (_req, res) =>
+      sse(res, [chunk({ content: "x" }), { error: { message: "bad schema", type: "invalid_request_error", code: null } }]);
+
+    const error = await failure(collect(provider().stream(request(), new AbortController().signal)));
+
+    expect(error).toMatchObject({ retryable: false, attemptCode: "provider_error" });
+  });
+
+  it("a stream that ends without a finish reason is a stream_cut", async () => {
+    handler = (_req, res) => sse(res, [chunk({ content: "cut" })]);
+
+    const error = await failure(collect(provider().stream(request(), new AbortController().signal)));
+
+    expect(error).toMatchObject({ retryable: true, attemptCode: "stream_cut" });
+  });
+
   it("turns a refused connection into a retryable error with no status", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
