@@ -52,4 +52,8 @@ export interface RuntimeCtx {
   readonly signal: AbortSignal;
   now(): number;
   failpoint(id: FailpointId): Promise<void>;
+  /** Streams a delta to the sockets and keeps the current attempt's text for a late joiner. */
+  delta(frame: DeltaFrame): void;
+  /** The attempt ended (answered, failed or stopped): its streamed text is no longer current. */
+  endAttempt(): void;
 }

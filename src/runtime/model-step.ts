@@ -78,18 +78,8 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     const checkpoint = loadLatestCheckpoint(rt.deps, { repair: true }).checkpoint;
     built = assembleContext(rt.deps, input, checkpoint, call.recorded.throughSeq).ctx;
     if (digestOf(built) !== call.recorded.requestDigest) {
-      built = await prepareContext(
-        {
-          ...rt.deps,
-          commit: (d) => rt.commit(d),
-          provider,
-          signal,
-          base,
-          failpoint: (id) => rt.failpoint(id),
-        },
-        input,
-      );
-      if (!stillOpen(rt, turn, signal)) return false;
+      // The same prefix no longer gives the same bytes (a deploy changed the prompt or tools):
+      // send it anyway, so held input still follows the answer, and record it first.
       rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
     }
   }
@@ -98,6 +88,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   writeInflight(rt.deps.sql, { invocationId, attempt });
   const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt, signal);
   writeInflight(rt.deps.sql, null);
+  rt.endAttempt();
   if (outcome.kind === "stopped" || !stillOpen(rt, turn, signal)) return false;
   if (outcome.kind === "answer") {
     const lengthStreak = rt.require().openTurn?.lengthStreak ?? 0;
@@ -140,6 +131,7 @@ function redact(rt: RuntimeCtx, message: string): string {
 
 const IDLE = Symbol("idle");
 const TOO_LONG = Symbol("too_long");
+const STOPPED = Symbol("stopped");
 
 /**
  * Streams one attempt. Deltas go to the sockets tagged with the attempt; the answer is gathered
@@ -162,6 +154,11 @@ async function streamAttempt(
   const cutAt = sliceStartedAt + rt.policy.streamCutMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let first = true;
+  // A stop ends the wait at once, also with a provider that ignores its signal.
+  const stopped = new Promise<typeof STOPPED>((resolve) => {
+    if (stop.aborted) resolve(STOPPED);
+    stop.addEventListener("abort", () => resolve(STOPPED), { once: true });
+  });
   try {
     for (;;) {
       const wait = Math.max(0, Math.min(rt.policy.idleTimeoutMs, cutAt - rt.now()));
@@ -171,8 +168,12 @@ async function streamAttempt(
       const pending = iterator.next();
       // A part that loses the race to a limit may still fail later: that failure is already handled.
       pending.catch(() => undefined);
-      const next = await Promise.race([pending, limit]);
+      const next = await Promise.race([pending, limit, stopped]);
       clearTimeout(timer);
+      if (next === STOPPED) {
+        void iterator.return?.()?.catch(() => undefined);
+        return { kind: "stopped" };
+      }
       if (next === IDLE || next === TOO_LONG) {
         controller.abort(new Error(String(next.description)));
         void iterator.return?.()?.catch(() => undefined);
@@ -200,12 +201,12 @@ async function streamAttempt(
       switch (part.type) {
         case "text-delta":
           answer.text += part.text;
-          rt.deps.onDelta({ ...tag, kind: "text", text: part.text });
+          rt.delta({ ...tag, kind: "text", text: part.text });
           break;
         case "thinking-delta":
           answer.thinking += part.text;
           if (part.signature) answer.signature = part.signature;
-          if (part.text) rt.deps.onDelta({ ...tag, kind: "thinking", text: part.text });
+          if (part.text) rt.delta({ ...tag, kind: "thinking", text: part.text });
           break;
         case "tool-call":
           answer.calls.push(part);

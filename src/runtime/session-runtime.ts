@@ -17,7 +17,7 @@ import {
 import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
-import type { RuntimeCtx, RuntimeDeps } from "./deps";
+import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
@@ -45,6 +45,8 @@ export class SessionRuntime implements RuntimeCtx {
   #decided: boolean;
   #verified = false;
   #loop: Promise<void> | null = null;
+  /** The text streamed so far in the current attempt, by kind (memory only: lost on eviction). */
+  #streamed: DeltaFrame[] = [];
   #abort = new AbortController();
 
   constructor(readonly deps: RuntimeDeps) {
@@ -103,6 +105,32 @@ export class SessionRuntime implements RuntimeCtx {
 
   failpoint(id: FailpointId): Promise<void> {
     return failpoint(this.deps.config, id);
+  }
+
+  delta(frame: DeltaFrame): void {
+    const held = this.#streamed.find((f) => f.kind === frame.kind);
+    if (held && held.invocationId === frame.invocationId && held.attempt === frame.attempt) held.text += frame.text;
+    else {
+      this.#streamed = this.#streamed.filter(
+        (f) => f.kind !== frame.kind && f.invocationId === frame.invocationId && f.attempt === frame.attempt,
+      );
+      this.#streamed.push({ ...frame });
+    }
+    this.deps.onDelta(frame);
+  }
+
+  endAttempt(): void {
+    this.#streamed = [];
+  }
+
+  /**
+   * CONTRACT §7.18: the in-flight replay for a socket that caught up while a call streams, one
+   * frame per kind with the text so far of the current attempt, thinking before text.
+   */
+  inflightReplay(): (DeltaFrame & { replace: true })[] {
+    return ["thinking", "text"].flatMap((kind) =>
+      this.#streamed.filter((f) => f.kind === kind).map((f) => ({ ...f, replace: true as const })),
+    );
   }
 
   /** Context for the next model call: what `GET /context` shows. Never compacts, never calls a model. */

@@ -146,6 +146,59 @@ describe("model attempts are durable and visible", () => {
     });
   });
 
+  it("a stream with no chunk for the idle limit is a failed attempt (idle_timeout), retried", async () => {
+    let n = 0;
+    const provider: ModelProvider = {
+      name: "openai",
+      async *stream() {
+        if (n++ === 0) {
+          yield { type: "text-delta", text: "thinking about it" };
+          await new Promise(() => {}); // the provider goes silent
+        }
+        yield* DONE;
+      },
+    };
+    await withSession({ provider, model: MODEL, policy: { idleTimeoutMs: 1 } }, async (h) => {
+      await h.runtime.postMessage({ text: "hello", source: "http" });
+      await h.runtime.alarm();
+      // While an attempt streams, a late socket gets its text so far (CONTRACT §7.18); here it was cut.
+      expect(h.runtime.inflightReplay()).toEqual([]);
+      for (let i = 0; i < 5 && h.runtime.summary?.openTurn; i++) await h.runtime.alarm();
+      const events = h.events();
+      expect(attemptsOf(events).map((a) => [a.attempt, a.code])).toEqual([[1, "idle_timeout"]]);
+      expect(events.at(-1)?.actions?.turnClose?.reason).toBe("completed");
+    });
+  });
+
+  it("a late socket's in-flight replay is the current attempt's text so far, tagged with its attempt", async () => {
+    let streamed: () => void = () => {};
+    const halfway = new Promise<void>((r) => {
+      streamed = r;
+    });
+    const provider: ModelProvider = {
+      name: "openai",
+      async *stream() {
+        yield { type: "text-delta", text: "Hel" };
+        yield { type: "text-delta", text: "lo" };
+        streamed();
+        await new Promise(() => {});
+      },
+    };
+    await withSession({ provider, model: MODEL }, async (h) => {
+      await h.runtime.postMessage({ text: "hello", source: "http" });
+      const slice = h.runtime.alarm();
+      await halfway;
+      const invocationId = h.events().find((e) => e.actions?.modelRequest)!.invocationId;
+      expect(h.runtime.inflightReplay()).toEqual([
+        { invocationId, attempt: 1, kind: "text", text: "Hello", replace: true },
+      ]);
+      h.runtime.stop();
+      await slice;
+      expect(h.runtime.inflightReplay()).toEqual([]);
+      expect(h.events().filter((e) => e.author === "model")).toEqual([]);
+    });
+  });
+
   it("the message of an attempt is redacted and at most 500 characters", async () => {
     const provider = scripted((n) =>
       n === 0 ? new ProviderError(`401 key sk-abcdef1234567890 Bearer tok.en ${"x".repeat(900)}`, 503, true) : DONE,
