@@ -2,8 +2,8 @@
  * Draft builders for every event the runtime appends. Pure: ids, clock values and the plan are
  * passed in, so each is table-tested in Node with hand-written logs.
  */
-import { type EventDraft, type ResponseStatus, sha256Hex } from "../log";
-import type { FinishReason, ModelPart } from "../model/types";
+import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
+import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
 import type { AttemptFailure } from "./retry";
 
@@ -146,6 +146,12 @@ export type RecordedRequestInput = {
   estimatedTokens: number;
   requestDigest: string;
 };
+
+/** CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */
+export function requestDigest(request: { messages: NeutralMessage[]; tools: ToolSpec[] }): string {
+  const tools = [...request.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return sha256Hex(canonical({ messages: request.messages, tools }));
+}
 
 export function modelRequestDraft(ids: Ids & { invocationId: string }, request: RecordedRequestInput): EventDraft {
   return hidden(ids, { actions: { modelRequest: request } });

@@ -3,7 +3,6 @@
  * with the idle and slice limits, then commit the answer, the failed attempt or the failure.
  */
 import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
-import { canonical, sha256Hex } from "../log";
 import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
 import type { OpenTurn } from "../projections";
 import { prepareContext } from "./compaction";
@@ -15,6 +14,7 @@ import {
   type ModelAnswer,
   modelAttemptDraft,
   modelRequestDraft,
+  requestDigest,
 } from "./drafts";
 import type { ModelCall } from "./plan";
 import { type AttemptFailure, classifyFailure, redactMessage, retryAt } from "./retry";
@@ -25,7 +25,7 @@ type AttemptOutcome =
   | { kind: "failed"; failure: AttemptFailure }
   | { kind: "stopped" };
 
-const digestOf = (ctx: NextContext) => sha256Hex(canonical({ messages: ctx.messages, tools: ctx.tools }));
+const digestOf = (ctx: NextContext) => requestDigest(ctx);
 
 /** Carries out a `model` step. Returns false when the slice should end (closed, stopped, waiting). */
 export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStartedAt: number): Promise<boolean> {

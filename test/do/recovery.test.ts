@@ -36,7 +36,9 @@ const text = (t: string): ModelPart[] => [
   { type: "finish", reason: "stop" },
 ];
 
-const digestOf = (r: ModelRequest) => sha256Hex(canonical({ messages: r.messages, tools: r.tools }));
+/** CONTRACT §7.7, computed here from the request as the provider received it. */
+const digestOf = (r: ModelRequest) =>
+  sha256Hex(canonical({ messages: r.messages, tools: [...r.tools].sort((a, b) => a.name.localeCompare(b.name)) }));
 const delta = (e: Event, key: string) => e.actions?.stateDelta?.[key] as any;
 
 describe("a model call lost with the object", () => {
