@@ -165,3 +165,25 @@ describe("an answer cut at length (CONTRACT §7.10)", () => {
     });
   });
 });
+
+describe("no cumulative limit (CONTRACT §7.13)", () => {
+  it("a turn makes more than 200 model calls and completes", async () => {
+    const model = recording((n) =>
+      n < 205
+        ? [
+            { type: "tool-call", callId: `p${n}`, name: "list_files", args: {} },
+            { type: "usage", inputTokens: 10, outputTokens: 2 },
+            { type: "finish", reason: "tool-calls" },
+          ]
+        : text("all listed"),
+    );
+    await withSession({ provider: model.provider, model: MODEL }, async (h) => {
+      await h.runtime.postMessage({ text: "list a lot", source: "http" });
+      for (let i = 0; i < 100 && h.runtime.summary?.openTurn; i++) await h.runtime.alarm();
+      const events = h.events();
+      expect(model.sent).toHaveLength(206);
+      expect(events.filter((e) => e.content?.type === "error")).toEqual([]);
+      expect(events.at(-1)?.actions?.turnClose?.reason).toBe("completed");
+    });
+  });
+});

@@ -43,4 +43,37 @@ describe("the session summary is a cache of the log", () => {
     expect(rebuilt).toEqual(before);
     expect(cachedAgain).toEqual(["options", "summary"]);
   });
+
+  it("a row that does not parse (unversioned, or another shape) is not cast: the summary is rebuilt from the log", async () => {
+    const s = await createSession({ title: "parsed" });
+    await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "note the weather" } });
+    const before = await waitForSession(s.id, (x) => x.openTurn === false);
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(s.id));
+    const { rebuilt, row } = await runInDurableObject(stub, (_o, state) => {
+      const sql = state.storage.sql;
+      // The pre-versioning shape, with a field that lies: a cast would believe it.
+      const legacy = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").one().value;
+      const lying = { ...JSON.parse(legacy).summary, title: "not from the log" };
+      sql.exec("UPDATE meta SET value = ? WHERE key = 'summary'", JSON.stringify(lying));
+      const transactionSync = <T>(fn: () => T): T => state.storage.transactionSync(fn);
+      const runtime = new SessionRuntime({
+        sessionId: s.id,
+        store: new EventStore(sql, s.id, transactionSync),
+        sql,
+        transactionSync,
+        setAlarm: async () => {},
+        deleteAlarm: async () => {},
+        providerFor: (m) => createProvider(m, {}),
+        fetch,
+        config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
+        onCommit: () => {},
+        onDelta: () => {},
+      });
+      const row = JSON.parse(sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").one().value);
+      return { rebuilt: runtime.session(), row };
+    });
+    expect(rebuilt).toEqual(before);
+    expect(rebuilt.title).toBe("parsed");
+    expect(row.v).toBe(1);
+  });
 });
