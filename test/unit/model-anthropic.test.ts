@@ -191,7 +191,11 @@ describe("anthropic adapter", () => {
   });
 
   it("a stream that ends before message_stop is a failed attempt (stream_cut), never an answer", async () => {
-    reply = (res) => events(res, ANSWER.filter((e) => (e as { type?: string }).type !== "message_stop"));
+    reply = (res) =>
+      events(
+        res,
+        ANSWER.filter((e) => (e as { type?: string }).type !== "message_stop"),
+      );
     const provider = createProvider(MODEL, { baseUrl, apiKey: "ak-test" });
 
     const error = await collect(provider.stream(REQUEST, new AbortController().signal)).catch((e: unknown) => e);

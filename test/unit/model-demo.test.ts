@@ -136,7 +136,7 @@ describe("demo model", () => {
     expect(step.kind).toBe("tool-call");
   });
 
-  it("recognises a compaction request by its shape (no tools), not by a word: no \"summary\" needed", () => {
+  it('recognises a compaction request by its shape (no tools), not by a word: no "summary" needed', () => {
     const step = planDemoStep(
       request(
         [

@@ -319,7 +319,10 @@ describe("openai-compatible adapter", () => {
 
   it("invalid_request_error inside the stream is not retryable (the SDK's own verdict)", async () => {
     handler = (_req, res) =>
-      sse(res, [chunk({ content: "x" }), { error: { message: "bad schema", type: "invalid_request_error", code: null } }]);
+      sse(res, [
+        chunk({ content: "x" }),
+        { error: { message: "bad schema", type: "invalid_request_error", code: null } },
+      ]);
 
     const error = await failure(collect(provider().stream(request(), new AbortController().signal)));
 

@@ -33,15 +33,25 @@ describe("stopDrafts (CONTRACT §3 Stop): one block answering every open call, t
     ev.dispatch("c1", "write");
     ev.permissionRequest("c2");
     const drafts = stopDrafts(projectRunState(ev.events), BASE);
-    expect(drafts.map((d) => [d.author, d.content?.type ?? Object.keys(d.actions ?? {})[0], (d.content as any)?.status ?? null])).toEqual([
+    expect(
+      drafts.map((d) => [
+        d.author,
+        d.content?.type ?? Object.keys(d.actions ?? {})[0],
+        (d.content as any)?.status ?? null,
+      ]),
+    ).toEqual([
       ["tool", "functionResponse", "interrupted"],
       ["runtime", "permissionDecision", null],
       ["tool", "functionResponse", "rejected"],
       ["tool", "functionResponse", "rejected"],
       ["runtime", "turnClose", null],
     ]);
-    expect(drafts[1]?.actions?.permissionDecision).toEqual({ requestId: "apr_c2", decision: "reject", reason: "stopped" });
-    expect((drafts[0]?.content as any).callId).toBe("c1");
+    expect(drafts[1]?.actions?.permissionDecision).toEqual({
+      requestId: "apr_c2",
+      decision: "reject",
+      reason: "stopped",
+    });
+    expect((drafts[0]!.content as any).callId).toBe("c1");
     expect(drafts[0]?.actions?.toolRecovery).toBeUndefined();
     expect(drafts.at(-1)?.actions?.turnClose).toEqual({ reason: "stopped" });
   });
@@ -60,7 +70,12 @@ describe("recoveryDrafts (CONTRACT §7.11, §7.12)", () => {
     const ev = newLog();
     log(ev);
     const plan = buildRecoveryPlan(ev.events, needsApproval);
-    return recoveryDrafts(plan, projectRunState(ev.events), { turnId: "t1", runId: "r2", highWater: ev.events.length, now: 5 });
+    return recoveryDrafts(plan, projectRunState(ev.events), {
+      turnId: "t1",
+      runId: "r2",
+      highWater: ev.events.length,
+      now: 5,
+    });
   };
 
   it("appends nothing when nothing was re-run, interrupted or re-issued (a waiting or fresh run)", () => {
@@ -106,7 +121,12 @@ describe("recoveryDrafts (CONTRACT §7.11, §7.12)", () => {
       ev.dispatch("c1", "read");
     });
     expect(drafts).toHaveLength(2);
-    expect(drafts[1]?.actions?.stateDelta?.recoveryNotice).toEqual({ atSeq: 7, rerun: ["c1"], needsReview: [], reissued: [] });
+    expect(drafts[1]?.actions?.stateDelta?.recoveryNotice).toEqual({
+      atSeq: 7,
+      rerun: ["c1"],
+      needsReview: [],
+      reissued: [],
+    });
     const write = draftsFor((ev) => {
       ev.user("hi");
       ev.modelRequest();
@@ -154,7 +174,9 @@ describe("answerDrafts (CONTRACT §3, §7.6, §7.9, §7.10)", () => {
 
   it("marks the answer after the third continuation truncated, and only that one", () => {
     const cut = { text: "…", thinking: "", calls: [], usage, finishReason: "length" as const };
-    const flags = [0, 1, 2, 3].map((lengthStreak) => answerDrafts(cut, ids, { lengthStreak, maxContinuations: 3 }).at(-1)?.actions?.stateDelta);
+    const flags = [0, 1, 2, 3].map(
+      (lengthStreak) => answerDrafts(cut, ids, { lengthStreak, maxContinuations: 3 }).at(-1)?.actions?.stateDelta,
+    );
     expect(flags).toEqual([
       { finishReason: "length" },
       { finishReason: "length" },
@@ -175,10 +197,9 @@ describe("answerDrafts (CONTRACT §3, §7.6, §7.9, §7.10)", () => {
   });
 
   it("a failure is the error and turnClose failed, in that order", () => {
-    expect(failureDrafts(BASE, "model_failed", "no").map((d) => d.content?.type ?? Object.keys(d.actions!)[0])).toEqual([
-      "error",
-      "turnClose",
-    ]);
+    expect(failureDrafts(BASE, "model_failed", "no").map((d) => d.content?.type ?? Object.keys(d.actions!)[0])).toEqual(
+      ["error", "turnClose"],
+    );
   });
 });
 
@@ -196,7 +217,11 @@ describe("attempts (CONTRACT §7.8)", () => {
     const bug = new TypeError("x is undefined");
     expect(() => classifyFailure(bug)).toThrow(bug);
     expect(toProviderError(bug)).toBe(bug);
-    expect(classifyFailure(new ProviderError("busy", 503, true))).toEqual({ code: "http_503", message: "busy", retryable: true });
+    expect(classifyFailure(new ProviderError("busy", 503, true))).toEqual({
+      code: "http_503",
+      message: "busy",
+      retryable: true,
+    });
   });
 
   it("a body that failed after a 200 (connection lost mid-stream) is a retryable network failure", () => {
@@ -212,7 +237,9 @@ describe("attempts (CONTRACT §7.8)", () => {
   });
 
   it("messages are redacted and bounded", () => {
-    const m = redactMessage(`key sk-live_123456 and Bearer abc.def and my-secret-key ${"y".repeat(800)}`, ["my-secret-key"]);
+    const m = redactMessage(`key sk-live_123456 and Bearer abc.def and my-secret-key ${"y".repeat(800)}`, [
+      "my-secret-key",
+    ]);
     expect(m.length).toBeLessThanOrEqual(500);
     expect(m).not.toMatch(/sk-live_123456|abc\.def|my-secret-key/);
   });

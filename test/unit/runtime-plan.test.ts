@@ -32,14 +32,21 @@ function plan(log: (ev: LogBuilder) => void, head: Partial<SliceHead> = {}) {
 
 describe("planNextStep: one row per state of the open turn", () => {
   const rows: { found: string; log: (ev: LogBuilder) => void; head?: Partial<SliceHead>; step: unknown }[] = [
-    { found: "a user message, nothing else", log: (ev) => ev.user("hi"), step: { kind: "model", call: { kind: "new", continuation: false } } },
+    {
+      found: "a user message, nothing else",
+      log: (ev) => ev.user("hi"),
+      step: { kind: "model", call: { kind: "new", continuation: false } },
+    },
     {
       found: "a model request with no answer and no attempt: lost with the last incarnation",
       log: (ev) => {
         ev.user("hi");
         ev.modelRequest();
       },
-      step: { kind: "recover", plan: expect.objectContaining({ reissue: { invocationId: "inv1", attempt: 1 }, rerun: [], interrupted: [] }) },
+      step: {
+        kind: "recover",
+        plan: expect.objectContaining({ reissue: { invocationId: "inv1", attempt: 1 }, rerun: [], interrupted: [] }),
+      },
     },
     {
       found: "a failed attempt whose retryAt is still ahead",
