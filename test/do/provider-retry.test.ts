@@ -170,6 +170,24 @@ describe("model attempts are durable and visible", () => {
     });
   });
 
+  it("a stream still running at the slice's stream limit is cut as too_long and not retried (CONTRACT §7.14)", async () => {
+    const provider: ModelProvider = {
+      name: "openai",
+      async *stream() {
+        yield { type: "text-delta", text: "a very long answer" };
+        await new Promise(() => {});
+      },
+    };
+    await withSession({ provider, model: MODEL, policy: { streamCutMs: 0 } }, async (h) => {
+      await h.runTurn("hello");
+      const events = h.events();
+      expect(attemptsOf(events)).toEqual([]);
+      expect(events.at(-2)?.content).toMatchObject({ type: "error", code: "model_failed" });
+      expect((events.at(-2)?.content as { message: string }).message).toContain("too_long");
+      expect(events.at(-1)?.actions?.turnClose?.reason).toBe("failed");
+    });
+  });
+
   it("a late socket's in-flight replay is the current attempt's text so far, tagged with its attempt", async () => {
     let streamed: () => void = () => {};
     const halfway = new Promise<void>((r) => {
