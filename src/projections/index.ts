@@ -13,6 +13,7 @@ export {
   decideNextStep,
   INTERRUPTED_DIRECTIVE,
   type Inflight,
+  MAX_TAKEOVERS,
   type ModelAttempt,
   modelAttemptOf,
   type NextStep,

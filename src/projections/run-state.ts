@@ -41,6 +41,8 @@ export type RunState = {
   inputAfterLastRequest: boolean;
   /** Seq of the latest `stateDelta.runStarted` (a recovery takeover) in these events. */
   runStartedSeq: number | null;
+  /** Seqs of every takeover in these events. */
+  takeovers: number[];
 };
 
 /** `stateDelta.modelAttempt`, if the event carries a well-formed one. */
@@ -72,6 +74,7 @@ export function projectRunState(events: Event[]): RunState {
     calls: [],
     inputAfterLastRequest: false,
     runStartedSeq: null,
+    takeovers: [],
   };
   const byId = new Map<string, CallState>();
   for (const e of events) {
@@ -97,7 +100,10 @@ export function projectRunState(events: Event[]): RunState {
       byId.clear();
       continue;
     }
-    if (delta?.runStarted) state.runStartedSeq = e.seq;
+    if (delta?.runStarted) {
+      state.runStartedSeq = e.seq;
+      state.takeovers.push(e.seq);
+    }
     const attempt = modelAttemptOf(e);
     if (attempt && attempt.invocationId === state.lastModelRequest?.invocationId) state.attempts.push(attempt);
     if (e.author === "user" && c?.type === "text") state.inputAfterLastRequest = true;
@@ -206,7 +212,15 @@ export type RecoveryPlan = {
   /** Calls never dispatched: run normally (after approval, if a rule needs one). */
   runNormally: string[];
   waitingApproval: string[];
+  /**
+   * A call that was re-run by `MAX_TAKEOVERS` takeovers and died with the run again: a poisoned
+   * input (CONTRACT §7.13). The turn fails instead of taking over for ever.
+   */
+  poisoned: string | null;
 };
+
+/** Takeovers that may re-run one call before it counts as poisoned. */
+export const MAX_TAKEOVERS = 4;
 
 /**
  * What recovery does with an open turn whose last slice ended without finishing its work
@@ -232,6 +246,7 @@ export function buildRecoveryPlan(
     interrupted: [],
     runNormally: [],
     waitingApproval: [],
+    poisoned: null,
   };
   if (plan.closed) return plan;
   const request = state.lastModelRequest;
@@ -250,7 +265,9 @@ export function buildRecoveryPlan(
       call.dispatch !== null &&
       (state.runStartedSeq === null || call.dispatch.seq > state.runStartedSeq || inflight?.callId === call.callId);
     if (p.kind === "rerun") {
-      if (orphaned) plan.rerun.push(call.callId);
+      const taken = state.takeovers.filter((seq) => seq > (call.dispatch?.seq ?? 0)).length;
+      if (orphaned && taken >= MAX_TAKEOVERS) plan.poisoned ??= call.callId;
+      else if (orphaned) plan.rerun.push(call.callId);
     } else if (p.kind === "interrupted") plan.interrupted.push(call.callId);
     else if (p.kind === "wait_approval") plan.waitingApproval.push(call.callId);
     else plan.runNormally.push(call.callId);
@@ -260,6 +277,7 @@ export function buildRecoveryPlan(
 
 /** True when recovery has something to record: a re-run, an interrupted write or a re-issued call. */
 export function recoveryNeeded(plan: RecoveryPlan): boolean {
+  if (plan.poisoned !== null) return false;
   return !plan.closed && (plan.rerun.length > 0 || plan.interrupted.length > 0 || plan.reissue !== null);
 }
 

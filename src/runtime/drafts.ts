@@ -168,7 +168,7 @@ export function continueDraft(base: Base): EventDraft {
   };
 }
 
-/** A failed attempt that will be retried (CONTRACT §7.8). `retryAt` is epoch ms. */
+/** A failed attempt that will be retried (CONTRACT §7.8); `retryAt` (epoch ms) is recorded as ISO-8601, like `at`. */
 export function modelAttemptDraft(
   ids: Base & { invocationId: string },
   attempt: number,
@@ -183,7 +183,7 @@ export function modelAttemptDraft(
           attempt,
           code: failure.code,
           message: failure.message,
-          retryAt,
+          retryAt: new Date(retryAt).toISOString(),
         },
       },
     },

@@ -8,6 +8,7 @@ import {
   buildRecoveryPlan,
   type CallState,
   type Inflight,
+  MAX_TAKEOVERS,
   planCall,
   type RecoveryPlan,
   type RunState,
@@ -74,6 +75,12 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
       message: `the runtime failed ${head.failedSlices} slices in a row at the same point of the log; the turn is closed so that nothing loops for ever`,
     };
   const recovery = buildRecoveryPlan(events, policy.needsApproval, head.inflight);
+  if (recovery.poisoned)
+    return {
+      kind: "fail",
+      code: "internal",
+      message: `the run died ${MAX_TAKEOVERS + 1} times while call ${recovery.poisoned} ran; the turn is closed so that nothing loops for ever`,
+    };
   if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
 
   const first = state.calls.find((c) => !c.answered);

@@ -75,7 +75,7 @@ describe("model attempts are durable and visible", () => {
             attempt: 1,
             code: "http_429",
             message: "rate limited",
-            retryAt: c.now() + 1500,
+            retryAt: new Date(c.now() + 1500).toISOString(),
           },
         ]);
         expect(c.alarms.at(-1)).toBe(c.now() + 1500);

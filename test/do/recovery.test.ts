@@ -84,7 +84,7 @@ describe("a model call lost with the object", () => {
       });
       const attempts = events.filter((e) => delta(e, "modelAttempt")).map((e) => delta(e, "modelAttempt"));
       expect(attempts).toEqual([
-        { invocationId, attempt: 1, code: "restart", message: expect.any(String), retryAt: expect.any(Number) },
+        { invocationId, attempt: 1, code: "restart", message: expect.any(String), retryAt: expect.any(String) },
       ]);
       expect(b.session().recoveryNotice).toMatchObject({ reissued: [invocationId] });
     });

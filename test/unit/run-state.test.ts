@@ -20,6 +20,7 @@ const NOTHING: RecoveryPlan = {
   interrupted: [],
   runNormally: [],
   waitingApproval: [],
+  poisoned: null,
 };
 
 /** A turn whose model asked for one call: user message, model request, the call. */

@@ -107,7 +107,15 @@ describe("recoveryDrafts (CONTRACT §7.11, §7.12)", () => {
     expect(drafts.map((d) => d.actions?.stateDelta)).toEqual([
       { runStarted: { runId: "r2", cause: "recovery" } },
       { recoveryNotice: { atSeq: 4, rerun: [], needsReview: [], reissued: ["inv1"] } },
-      { modelAttempt: { invocationId: "inv1", attempt: 1, code: "restart", message: expect.any(String), retryAt: 5 } },
+      {
+        modelAttempt: {
+          invocationId: "inv1",
+          attempt: 1,
+          code: "restart",
+          message: expect.any(String),
+          retryAt: new Date(5).toISOString(),
+        },
+      },
     ]);
     for (const d of drafts) expect(d).toMatchObject({ author: "runtime", modelVisibility: "hidden", runId: "r2" });
   });

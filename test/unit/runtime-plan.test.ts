@@ -167,6 +167,30 @@ describe("planNextStep: one row per state of the open turn", () => {
       step: { kind: "rerun", call: expect.objectContaining({ callId: "c1" }) },
     },
     {
+      found: "a read re-run by four takeovers that died with the run again: poisoned, the turn fails",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+        ev.modelCall("c1", "read_file");
+        ev.dispatch("c1", "read");
+        for (let i = 0; i < 4; i++) runStarted(ev);
+      },
+      head: { inflight: { callId: "c1" } },
+      step: { kind: "fail", code: "internal", message: expect.stringContaining("c1") },
+    },
+    {
+      found: "the same read after three takeovers: re-run once more under a new takeover",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+        ev.modelCall("c1", "read_file");
+        ev.dispatch("c1", "read");
+        for (let i = 0; i < 3; i++) runStarted(ev);
+      },
+      head: { inflight: { callId: "c1" } },
+      step: { kind: "recover", plan: expect.objectContaining({ rerun: ["c1"] }) },
+    },
+    {
       found: "a write dispatched with no outcome",
       log: (ev) => {
         ev.user("hi");
