@@ -234,7 +234,10 @@ export class SessionRuntime implements RuntimeCtx {
   async alarm(): Promise<void> {
     if (haltedAtFailpoint()) return hang();
     if (this.#loop) {
+      // The platform never runs two alarm handlers at once, so this happens only when a test
+      // drives the alarm by hand: re-arm the lease, then wait for the live slice to end.
       await this.deps.setAlarm(this.now() + this.policy.leaseMs);
+      await this.#loop;
       return;
     }
     this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })

@@ -1,7 +1,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { allEvents, api, createSession, expectError, highWaterOf, openSocket, waitForSession } from "./helpers";
+import { settledTo } from "./drive";
+import { allEvents, api, createSession, expectError, highWaterOf, openSocket } from "./helpers";
 
 /** CONTRACT §3 (approvals, stop, turns) and §2 (PATCH model) through HTTP. */
 
@@ -13,7 +14,7 @@ const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(j
 async function startAndWaitForApproval(id: string, text = "remember the milk") {
   const sent = await post(`/v1/sessions/${id}/messages`, { text });
   expect(sent.status).toBe(202);
-  const session = await waitForSession(id, (x) => x.status === "waiting_approval" && x.pendingApprovals.length === 1);
+  const session = await settledTo(id, (x) => x.status === "waiting_approval" && x.pendingApprovals.length === 1);
   return { turnId: sent.body.turnId as string, session, pending: session.pendingApprovals[0] };
 }
 
@@ -75,7 +76,7 @@ describe("approvals", () => {
     expect(r.status).toBe(200);
     expect(r.body.pendingApprovals).toEqual([]);
     expect(r.body.status).not.toBe("waiting_approval");
-    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    const done = await settledTo(s.id, (x) => x.openTurn === false);
     expect(done.status).toBe("idle");
     const events = await allEvents(s.id);
     const decision = events.find((e) => e.actions?.permissionDecision);
@@ -108,7 +109,7 @@ describe("approvals", () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.pendingApprovals).toEqual([]);
-    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    const done = await settledTo(s.id, (x) => x.openTurn === false);
     expect(done.status).toBe("idle");
     const events = await allEvents(s.id);
     const { dispatches, responses } = byCall(events, pending.callId);
@@ -198,10 +199,10 @@ describe("stop", () => {
     await post(`/v1/sessions/${s.id}/stop`);
     const sent = await post(`/v1/sessions/${s.id}/messages`, { text: "second try" });
     expect(sent.body.turnId).not.toBe(first.turnId);
-    const second = await waitForSession(s.id, (x) => x.status === "waiting_approval");
+    const second = await settledTo(s.id, (x) => x.status === "waiting_approval");
     expect(second.pendingApprovals[0].requestId).not.toBe(first.pending.requestId);
     await post(`/v1/sessions/${s.id}/approvals/${second.pendingApprovals[0].requestId}`, { decision: "approve" });
-    await waitForSession(s.id, (x) => x.openTurn === false);
+    await settledTo(s.id, (x) => x.openTurn === false);
     const closes = (await allEvents(s.id))
       .filter((e) => e.actions?.turnClose)
       .map((e) => [e.turnId, e.actions.turnClose.reason]);
@@ -232,7 +233,7 @@ describe("switching the model (PATCH)", () => {
     // The next call of the open turn is still built for the model recorded when it opened.
     expect((await api(`/v1/sessions/${s.id}/context`)).body.contextWindow).toBe(128_000);
     await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, { decision: "approve" });
-    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    const done = await settledTo(s.id, (x) => x.openTurn === false);
     expect(done.model.name).toBe("other");
     const events = await allEvents(s.id);
     expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
@@ -251,7 +252,7 @@ describe("switching the model (PATCH)", () => {
       });
       expect(r.body.model).toMatchObject({ provider: "anthropic", name: "claude-x" });
       await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, { decision: "approve" });
-      await waitForSession(s.id, (x) => x.openTurn === false);
+      await settledTo(s.id, (x) => x.openTurn === false);
       let events = await allEvents(s.id);
       // Completed with the demo's answer: an anthropic call with no key would have failed the turn.
       expect(events.at(-1).actions.turnClose).toEqual({ reason: "completed" });
@@ -260,7 +261,7 @@ describe("switching the model (PATCH)", () => {
       );
       const before = events.length;
       await post(`/v1/sessions/${s.id}/messages`, { text: "now on the new model" });
-      const failed = await waitForSession(s.id, (x) => x.openTurn === false, 10_000);
+      const failed = await settledTo(s.id, (x) => x.openTurn === false);
       expect(failed.status).toBe("failed");
       events = (await allEvents(s.id)).slice(before);
       const err = events.find((e) => e.content?.type === "error");
@@ -274,7 +275,7 @@ describe("switching the model (PATCH)", () => {
     const s = await createSession({ model: { provider: "workers-ai" } });
     await post(`/v1/sessions/${s.id}/messages`, { text: "hello" });
     try {
-      const done = await waitForSession(s.id, (x) => x.openTurn === false, 3000);
+      const done = await settledTo(s.id, (x) => x.openTurn === false);
       expect(done.status).toBe("failed");
       const events = await allEvents(s.id);
       expect(events.find((e) => e.content?.type === "error")?.content.code).toBe("model_failed");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allEvents, api, createSession, waitForSession } from "./helpers";
+import { settledTo } from "./drive";
+import { allEvents, api, createSession } from "./helpers";
 
 describe("a session with the demo model", () => {
   it("runs a task to a completed turn with paired dispatches and a verifiable log", async () => {
@@ -11,7 +12,7 @@ describe("a session with the demo model", () => {
     });
     expect(sent.status).toBe(202);
     expect(sent.body.seq).toBe(2);
-    const done = await waitForSession(s.id, (x) => x.openTurn === false);
+    const done = await settledTo(s.id, (x) => x.openTurn === false);
     expect(done.status).toBe("idle");
     const events = await allEvents(s.id);
     const kinds = events.map((e) => e.content?.type ?? Object.keys(e.actions ?? {})[0]);

@@ -4,13 +4,14 @@ import { describe, expect, it } from "vitest";
 import { EventStore } from "../../src/log";
 import { createProvider } from "../../src/model";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
-import { api, createSession, waitForSession } from "./helpers";
+import { settledTo } from "./drive";
+import { api, createSession } from "./helpers";
 
 describe("the session summary is a cache of the log", () => {
   it("is rebuilt from the log when its rows are lost, giving the same Session", async () => {
     const s = await createSession({ title: "cache", system: "x".repeat(10_000) });
     await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "note the weather" } });
-    const before = await waitForSession(s.id, (x) => x.openTurn === false);
+    const before = await settledTo(s.id, (x) => x.openTurn === false);
     const stub = env.SESSIONS.get(env.SESSIONS.idFromString(s.id));
     const { keys, rebuilt, cachedAgain } = await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
@@ -47,7 +48,7 @@ describe("the session summary is a cache of the log", () => {
   it("a row that does not parse (unversioned, or another shape) is not cast: the summary is rebuilt from the log", async () => {
     const s = await createSession({ title: "parsed" });
     await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "note the weather" } });
-    const before = await waitForSession(s.id, (x) => x.openTurn === false);
+    const before = await settledTo(s.id, (x) => x.openTurn === false);
     const stub = env.SESSIONS.get(env.SESSIONS.idFromString(s.id));
     const { rebuilt, row } = await runInDurableObject(stub, (_o, state) => {
       const sql = state.storage.sql;
