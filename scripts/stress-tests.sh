@@ -19,7 +19,7 @@ failed=0
 for i in $(seq 1 "$N"); do
   start=$(date +%s)
   if npx vitest run --project e2e "$@" >"$OUT/run-$i.log" 2>&1; then result=pass; else result=FAIL; failed=$((failed + 1)); fi
-  summary=$(grep -E "Tests +[0-9]" "$OUT/run-$i.log" | tail -1 | sed 's/\x1b\[[0-9;]*m//g' | tr -s ' ')
+  summary=$(sed 's/\x1b\[[0-9;]*m//g' "$OUT/run-$i.log" | grep -E "^ +Tests +[0-9]" | tail -1 | tr -s ' ')
   echo "run $i/$N: $result in $(($(date +%s) - start)) s —$summary"
 done
 echo "failed runs: $failed of $N (logs in $OUT)"
