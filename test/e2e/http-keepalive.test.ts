@@ -1,0 +1,131 @@
+/**
+ * CONTRACT §2 and §7.2 against a real `wrangler dev`: a request refused before its body was
+ * read (413 from Content-Length, 401) leaves the client's keep-alive connection usable, and a
+ * GET body is discarded, never parsed. Each case sends its next request on the same socket
+ * (asserted with `reusedSocket`), where the old edge left the connection hanging.
+ */
+
+import { rmSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makePersistDir, startWrangler, type Wrangler } from "./harness/wrangler";
+
+const TOKEN = "e2e-keepalive-token";
+const OVER_LIMIT = 1_048_577;
+
+type Answer = { status: number; body: string; reusedSocket: boolean };
+
+/** One request on `agent` (one socket, kept alive); resolves with the whole answer. */
+function send(
+  agent: Agent,
+  base: string,
+  method: string,
+  path: string,
+  body?: Uint8Array | string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          ...(body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (d: Buffer) => chunks.push(d));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString("utf8"),
+            reusedSocket: req.reusedSocket,
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+describe("keep-alive connections after early answers (real wrangler dev)", () => {
+  let worker: Wrangler;
+  let persistTo: string;
+
+  beforeAll(async () => {
+    persistTo = makePersistDir();
+    worker = await startWrangler({ persistTo, vars: { API_TOKENS: TOKEN } });
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    rmSync(persistTo, { recursive: true, force: true });
+  });
+
+  it("a 1,048,577-byte POST gets 413, then the next GET on the same connection is answered", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const big = new Uint8Array(OVER_LIMIT).fill(0x61);
+      const refused = await send(agent, worker.url, "POST", "/v1/sessions", big, {
+        "content-type": "application/json",
+      });
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.body).error.code).toBe("payload_too_large");
+      const next = await send(agent, worker.url, "GET", "/v1/sessions");
+      expect(next.reusedSocket).toBe(true);
+      expect(next.status).toBe(200);
+      expect(JSON.parse(next.body)).toEqual({ sessions: [] });
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("Node's fetch: after a 413 the pooled connection serves the next request", async () => {
+    const big = new Uint8Array(OVER_LIMIT).fill(0x61);
+    const refused = await fetch(`${worker.url}/v1/sessions`, {
+      method: "POST",
+      body: big,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(refused.status).toBe(413);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    const next = await fetch(`${worker.url}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(next.status).toBe(200);
+    expect(await next.json()).toEqual({ sessions: [] });
+  });
+
+  it("a 401 answered before a large body was read leaves the connection usable", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const body = new Uint8Array(512 * 1024).fill(0x61);
+      const refused = await send(agent, worker.url, "POST", "/v1/sessions", body, { authorization: "Bearer nope" });
+      expect(refused.status).toBe(401);
+      const next = await send(agent, worker.url, "GET", "/healthz");
+      expect(next.reusedSocket).toBe(true);
+      expect(next.status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("a GET body is discarded, not parsed, and the connection stays usable", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await send(agent, worker.url, "GET", "/v1/sessions", "{ not json");
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.body)).toEqual({ sessions: [] });
+      const next = await send(agent, worker.url, "GET", "/v1/sessions");
+      expect(next.reusedSocket).toBe(true);
+      expect(next.status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+});
