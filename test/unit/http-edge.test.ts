@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, errorBody, errorFrame, ok, toErrorBody } from "../../src/contract";
+import { createApp } from "../../src/http";
+import { createRegistered } from "../../src/http/create-session";
+
+const TOKEN = "unit-token";
+const env = { API_TOKENS: TOKEN } as unknown as Env;
+
+/** A body stream that sends a first chunk, then fails like a connection reset mid-body. */
+function brokenBody(): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(new Error("connection reset mid-body"));
+      sent = true;
+      controller.enqueue(new TextEncoder().encode('{"title":"ha'));
+    },
+  });
+}
+
+describe("the edge with no Worker around it", () => {
+  it("an unreadable body is 400 bad_request, not 500 (CONTRACT §7.1)", async () => {
+    const app = createApp();
+    const res = await app.request(
+      "/v1/sessions",
+      {
+        method: "POST",
+        body: brokenBody(),
+        headers: { authorization: `Bearer ${TOKEN}` },
+        duplex: "half",
+      } as RequestInit,
+      env,
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(errorBody("bad_request", "body could not be read"));
+  });
+
+  it("503 without API_TOKENS, before anything else", async () => {
+    const res = await createApp().request("/v1/nothing", { method: "DELETE" }, {} as Env);
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_configured");
+  });
+});
+
+describe("one error builder (HTTP bodies and socket frames)", () => {
+  it("maps an ApiError to its status and anything else to a 500 that says nothing", () => {
+    expect(toErrorBody(new ApiError("conflict", "twice"))).toEqual({
+      status: 409,
+      body: errorBody("conflict", "twice"),
+    });
+    expect(toErrorBody(new TypeError("secret detail"))).toEqual({
+      status: 500,
+      body: { error: { code: "internal", message: "internal error" } },
+    });
+    expect(errorFrame("bad_request", "frame is not JSON", "c1")).toEqual({
+      type: "error",
+      id: "c1",
+      error: { code: "bad_request", message: "frame is not JSON" },
+    });
+    expect(errorFrame("bad_request", "x")).not.toHaveProperty("id");
+  });
+});
+
+describe("createRegistered: a session is never unreachable", () => {
+  const steps = () => {
+    const calls: string[] = [];
+    return {
+      calls,
+      register: async () => void calls.push("register"),
+      unregister: async () => void calls.push("unregister"),
+    };
+  };
+
+  it("registers before the object is written", async () => {
+    const s = steps();
+    const value = await createRegistered({
+      ...s,
+      create: async () => {
+        s.calls.push("create");
+        return ok("session");
+      },
+    });
+    expect(value).toBe("session");
+    expect(s.calls).toEqual(["register", "create"]);
+  });
+
+  it("a refused creation takes the registration back", async () => {
+    const s = steps();
+    const attempt = createRegistered({
+      ...s,
+      create: async () => ({ ok: false as const, error: { code: "bad_request" as const, message: "no" } }),
+    });
+    await expect(attempt).rejects.toMatchObject({ code: "bad_request", message: "no" });
+    expect(s.calls).toEqual(["register", "unregister"]);
+  });
+
+  it("a failed registration writes no object", async () => {
+    let created = false;
+    const attempt = createRegistered({
+      register: async () => {
+        throw new Error("directory unavailable");
+      },
+      create: async () => {
+        created = true;
+        return ok("session");
+      },
+      unregister: async () => {},
+    });
+    await expect(attempt).rejects.toThrow("directory unavailable");
+    expect(created).toBe(false);
+  });
+
+  it("a creation whose outcome is unknown keeps the registration (the object may have been written)", async () => {
+    const s = steps();
+    const attempt = createRegistered({
+      ...s,
+      create: async () => {
+        throw new Error("network lost");
+      },
+    });
+    await expect(attempt).rejects.toThrow("network lost");
+    expect(s.calls).toEqual(["register"]);
+  });
+});
