@@ -16,7 +16,10 @@ const DRAIN_IDLE_MS = 5_000;
 export async function drainBody(req: Request, maxBytes = DRAIN_BYTES): Promise<void> {
   const body = req.body;
   if (!body || req.bodyUsed || body.locked) return;
-  const reader = body.getReader();
+  await drainReader(body.getReader(), maxBytes);
+}
+
+async function drainReader(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes = DRAIN_BYTES): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stalled = new Promise<"stalled">((resolve) => {
     timer = setTimeout(() => resolve("stalled"), DRAIN_IDLE_MS);
@@ -35,6 +38,48 @@ export async function drainBody(req: Request, maxBytes = DRAIN_BYTES): Promise<v
   }
 }
 
+/** The original body under a pass-through: its reader, and the read the pass-through has in flight. */
+type Source = { reader: ReadableStreamDefaultReader<Uint8Array>; inFlight: Promise<unknown> | null };
+const sources = new WeakMap<Request, Source>();
+
+/**
+ * `hono/body-limit` reads a body without Content-Length itself and keeps its reader to
+ * itself; handing it a pass-through lets the 413 drain what is left of the original.
+ */
+function withDrainableBody(req: Request): Request {
+  if (!req.body || (req.headers.has("content-length") && !req.headers.has("transfer-encoding"))) return req;
+  const source: Source = { reader: req.body.getReader(), inFlight: null };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const read = source.reader.read();
+        source.inFlight = read;
+        const r = await read;
+        source.inFlight = null;
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      },
+      cancel: (reason) => source.reader.cancel(reason),
+    },
+    // Pull only when asked, so that nothing is in flight when the limit stops reading.
+    { highWaterMark: 0 },
+  );
+  const wrapped = new Request(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
+  sources.set(wrapped, source);
+  return wrapped;
+}
+
+/** Drains the original body under a pass-through, after the read it may have in flight. */
+async function drainSource(source: Source): Promise<void> {
+  await source.inFlight?.catch(() => {});
+  await drainReader(source.reader);
+}
+
 const tooLarge = () => new ApiError("payload_too_large", `body over ${MAX_BODY_BYTES} bytes`);
 
 /**
@@ -47,7 +92,8 @@ export function bodyLimitEdge(): EdgeMiddleware {
   const limit = bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: async (c) => {
-      await drainBody(c.req.raw);
+      const source = sources.get(c.req.raw);
+      await (source ? drainSource(source) : drainBody(c.req.raw));
       throw tooLarge();
     },
   });
@@ -56,6 +102,7 @@ export function bodyLimitEdge(): EdgeMiddleware {
       await drainBody(c.req.raw);
       return next();
     }
+    c.req.raw = withDrainableBody(c.req.raw);
     try {
       // Errors from the routes are answered inside `next`; what reaches here is the limit's own.
       return await limit(c, next);

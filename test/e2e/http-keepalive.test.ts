@@ -7,6 +7,7 @@
 
 import { rmSync } from "node:fs";
 import { Agent, request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePersistDir, startWrangler, type Wrangler } from "./harness/wrangler";
 
@@ -16,6 +17,23 @@ const OVER_LIMIT = 1_048_577;
 type Answer = { status: number; body: string; reusedSocket: boolean };
 
 /** One request on `agent` (one socket, kept alive); resolves with the whole answer. */
+/** Writes raw bytes on a fresh TCP connection and resolves with everything read until it closes or `until` matches. */
+function raw(port: number, bytes: string, until: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let got = "";
+    socket.on("data", (d: Buffer) => {
+      got += d.toString("utf8");
+      if (until.test(got)) {
+        socket.destroy();
+        resolve(got);
+      }
+    });
+    socket.on("end", () => resolve(got));
+    socket.on("error", reject);
+  });
+}
+
 function send(
   agent: Agent,
   base: string,
@@ -127,5 +145,52 @@ describe("keep-alive connections after early answers (real wrangler dev)", () =>
     } finally {
       agent.destroy();
     }
+  });
+
+  it("a chunked body over 1 MiB gets 413 while reading, then the connection serves the next request", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refused = await new Promise<Answer>((resolve, reject) => {
+        const req = request(
+          `${worker.url}/v1/sessions`,
+          { method: "POST", agent, headers: { authorization: `Bearer ${TOKEN}` } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (d: Buffer) => chunks.push(d));
+            res.on("end", () =>
+              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), reusedSocket: false }),
+            );
+          },
+        );
+        req.on("error", reject);
+        // No Content-Length: Node sends it chunked, 18 × 64 KiB.
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        for (let i = 0; i < 18; i++) req.write(chunk);
+        req.end();
+      });
+      expect(refused.status).toBe(413);
+      const next = await send(agent, worker.url, "GET", "/v1/sessions");
+      expect(next.status).toBe(200);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it("a broken chunked body (bad chunk framing) is answered 400, not 500", async () => {
+    const head = [
+      "POST /v1/sessions HTTP/1.1",
+      `Host: 127.0.0.1:${worker.port}`,
+      `Authorization: Bearer ${TOKEN}`,
+      "Content-Type: application/json",
+      "Transfer-Encoding: chunked",
+      "",
+      "",
+    ].join("\r\n");
+    const answer = await raw(worker.port, `${head}5\r\n{"tit\r\nZZ-not-a-size\r\n\r\n`, /\r\n\r\n[\s\S]*\}/);
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+    expect(status).not.toBe(500);
+    expect(status).toBe(400);
+    const sessions = await fetch(`${worker.url}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(await sessions.json()).toEqual({ sessions: [] });
   });
 });
