@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, errorBody, errorFrame, ok, toErrorBody } from "../../src/contract";
-import { createApp } from "../../src/http";
+import { createApp, DRAIN_BYTES, drainBody } from "../../src/http";
 import { createRegistered } from "../../src/http/create-session";
 
 const TOKEN = "unit-token";
@@ -120,5 +120,46 @@ describe("createRegistered: a session is never unreachable", () => {
     });
     await expect(attempt).rejects.toThrow("network lost");
     expect(s.calls).toEqual(["register"]);
+  });
+});
+
+describe("drainBody (CONTRACT §7.2)", () => {
+  /** A body of `total` bytes in 64 KiB chunks that counts what was pulled and whether it was cancelled. */
+  function countedBody(total: number) {
+    const seen = { pulled: 0, cancelled: false };
+    const chunk = new Uint8Array(64 * 1024);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (seen.pulled >= total) return controller.close();
+        seen.pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
+    });
+    const req = new Request("http://x/", { method: "POST", body, duplex: "half" } as RequestInit);
+    return { req, seen };
+  }
+
+  it("reads a body under the cap to its end", async () => {
+    const { req, seen } = countedBody(2 * 1024 * 1024);
+    await drainBody(req);
+    expect(seen.pulled).toBe(2 * 1024 * 1024);
+    expect(seen.cancelled).toBe(false);
+  });
+
+  it("stops a little past 8 MiB and cancels the rest", async () => {
+    const { req, seen } = countedBody(64 * 1024 * 1024);
+    await drainBody(req);
+    expect(seen.pulled).toBeGreaterThan(DRAIN_BYTES);
+    expect(seen.pulled).toBeLessThan(DRAIN_BYTES + 512 * 1024);
+    expect(seen.cancelled).toBe(true);
+  });
+
+  it("leaves a body that was already read alone", async () => {
+    const { req } = countedBody(1024);
+    await req.arrayBuffer();
+    await expect(drainBody(req)).resolves.toBeUndefined();
   });
 });
