@@ -2,7 +2,8 @@
  * CONTRACT §2 and §7.2 against a real `wrangler dev`: a request refused before its body was
  * read (413 from Content-Length, 401) leaves the client's keep-alive connection usable, and a
  * GET body is discarded, never parsed. Each case sends its next request on the same socket
- * (asserted with `reusedSocket`), where the old edge left the connection hanging.
+ * (asserted with `reusedSocket`), where the old edge left the connection hanging. The same
+ * Worker runs with an unconfigured default provider, to check the fallback and its start log.
  */
 
 import { rmSync } from "node:fs";
@@ -79,7 +80,8 @@ describe("keep-alive connections after early answers (real wrangler dev)", () =>
 
   beforeAll(async () => {
     persistTo = makePersistDir();
-    worker = await startWrangler({ persistTo, vars: { API_TOKENS: TOKEN } });
+    // An unconfigured default (anthropic without MODEL_API_KEY) falls back to demo (CONTRACT §7.23).
+    worker = await startWrangler({ persistTo, vars: { API_TOKENS: TOKEN, MODEL_PROVIDER: "anthropic" } });
   });
 
   afterAll(async () => {
@@ -192,5 +194,23 @@ describe("keep-alive connections after early answers (real wrangler dev)", () =>
     expect(status).toBe(400);
     const sessions = await fetch(`${worker.url}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(await sessions.json()).toEqual({ sessions: [] });
+  });
+
+  it("an unconfigured default provider falls back to demo, and the start log says why", async () => {
+    expect(worker.logs()).toMatch(
+      /highwater: MODEL_PROVIDER=anthropic needs MODEL_API_KEY; the default provider is demo/,
+    );
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const providers = await fetch(`${worker.url}/v1/providers`, { headers: auth });
+    expect(await providers.json()).toEqual({
+      providers: [{ name: "demo", isDefault: true, defaultModel: "demo", demo: true }],
+    });
+    const refused = await fetch(`${worker.url}/v1/sessions`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ model: { provider: "anthropic" } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("bad_request");
   });
 });
