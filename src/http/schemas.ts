@@ -80,7 +80,6 @@ export const WsQuery = z.strictObject({
 /** Session ids are minted by `newUniqueId()`: 64 lowercase hex characters. */
 export const SESSION_ID = /^[0-9a-f]{64}$/;
 export const SHA256 = /^[0-9a-f]{64}$/;
-export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
 
 /** `schema` applied to a body or query, or 400 with a short reason (`query: limit: …`). */
 export function parseInput<T extends z.ZodType>(

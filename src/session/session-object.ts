@@ -7,6 +7,7 @@ import {
   describeIssues,
   MAX_TEXT_BYTES,
   mergeModel,
+  REQUEST_ID,
   type Result,
   utf8Bytes,
 } from "../contract";
@@ -322,7 +323,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Whether the log holds a permission request with this id (pending or decided). */
   hasApproval(requestId: string): boolean {
-    if (!this.#runtime.exists() || !/^apr_[0-9a-f]{24}$/.test(requestId)) return false;
+    if (!this.#runtime.exists() || !REQUEST_ID.test(requestId)) return false;
     // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
     return (
       this.ctx.storage.sql
