@@ -34,11 +34,69 @@ describe("the edge with no Worker around it", () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual(errorBody("bad_request", "body could not be read"));
   });
+});
 
-  it("503 without API_TOKENS, before anything else", async () => {
-    const res = await createApp().request("/v1/nothing", { method: "DELETE" }, {} as Env);
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_configured");
+describe("check order of CONTRACT §7.1 (503, 401, 403, 429, 413, 404 route, 405)", () => {
+  const big = "x".repeat(1_100_000);
+  const limited = (allow: boolean) =>
+    ({
+      API_TOKENS: TOKEN,
+      RATE_LIMIT_PER_MINUTE: "1",
+      RATE_LIMITER: { limit: async () => ({ success: allow }) },
+    }) as unknown as Env;
+  const call = async (path: string, init: RequestInit, e: Env) => {
+    const res = await createApp().request(path, init, e);
+    return [res.status, ((await res.json()) as { error: { code: string } }).error.code];
+  };
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+  const evil = { origin: "https://evil.example" };
+
+  it.each<[string, string, RequestInit, boolean, [number, string]]>([
+    [
+      "no token, bad origin, rate limited, too large",
+      "/v1/sessions",
+      { method: "POST", body: big, headers: evil },
+      false,
+      [401, "unauthorized"],
+    ],
+    [
+      "bad origin, rate limited, too large",
+      "/v1/sessions",
+      { method: "POST", body: big, headers: { ...bearer, ...evil } },
+      false,
+      [403, "forbidden"],
+    ],
+    [
+      "rate limited, too large, unknown route",
+      "/v1/nothing",
+      { method: "POST", body: big, headers: bearer },
+      false,
+      [429, "rate_limited"],
+    ],
+    [
+      "too large, unknown route",
+      "/v1/nothing",
+      { method: "POST", body: big, headers: bearer },
+      true,
+      [413, "payload_too_large"],
+    ],
+    ["unknown route", "/v1/nothing", { method: "POST", body: "{", headers: bearer }, true, [404, "not_found"]],
+    [
+      "wrong method, bad JSON",
+      "/v1/sessions",
+      { method: "PUT", body: "{", headers: bearer },
+      true,
+      [405, "method_not_allowed"],
+    ],
+  ])("%s → %j", async (_name, path, init, allow, expected) => {
+    expect(await call(path, init, limited(allow))).toEqual(expected);
+  });
+
+  it("503 comes before everything", async () => {
+    expect(await call("/v1/nothing", { method: "POST", body: big, headers: evil }, {} as Env)).toEqual([
+      503,
+      "not_configured",
+    ]);
   });
 });
 
