@@ -27,6 +27,8 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],
+          // The console is built once here; test wrangler processes never build or watch.
+          globalSetup: ["test/e2e/global-setup.ts"],
           environment: "node",
           testTimeout: 180_000,
           hookTimeout: 120_000,

@@ -4,9 +4,9 @@
  * bundles for the browser console as is.
  */
 import type { NextContext } from "../context";
+import { ERROR_STATUS } from "../contract/errors";
 import type { Event, VerifyResult } from "../log";
 import type { Session, SessionOptions, TranscriptItem } from "../projections";
-import { ERROR_STATUS } from "../runtime/errors";
 
 export type { Event, Session, SessionOptions, TranscriptItem, VerifyResult };
 
@@ -14,6 +14,9 @@ export type ContextView = Omit<NextContext, "throughSeq" | "tools">;
 export type EventsPage = { events: Event[]; highWater: number; headDigest: string };
 export type SessionList = { sessions: Session[]; next?: string };
 export type FileEntry = { path: string; bytes: number; updatedAt: string };
+export type TranscriptPage = { items: TranscriptItem[]; next?: number };
+export type FilesPage = { files: FileEntry[]; next?: string };
+export type ProviderInfo = { name: string; isDefault: boolean; defaultModel: string; demo: boolean };
 export type Ticket = { ticket: string; expiresAt: string };
 export type Accepted = { turnId: string; seq: number };
 export type SessionPatch = { title?: string | null; model?: SessionOptions["model"] };
@@ -151,9 +154,13 @@ export class HighwaterClient {
     return this.#json("PATCH", sessionPath(id), patch);
   }
 
-  /** Sends a message over HTTP; a repeated `idempotencyKey` (shared with the socket) returns the first answer. */
-  sendMessage(id: string, text: string, idempotencyKey?: string): Promise<Accepted> {
-    return this.#json("POST", `${sessionPath(id)}/messages`, idempotencyKey ? { text, idempotencyKey } : { text });
+  /**
+   * Sends a message over HTTP; a repeated `idempotencyKey` (shared with the socket) returns the
+   * first answer. A key is always sent (a fresh one when none is given): an upload cut off
+   * mid-body can still commit, and only the key makes retrying it safe.
+   */
+  sendMessage(id: string, text: string, idempotencyKey: string = newIdempotencyKey()): Promise<Accepted> {
+    return this.#json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
   }
 
   stop(id: string): Promise<Session> {
@@ -170,8 +177,9 @@ export class HighwaterClient {
     return this.#json("GET", `${sessionPath(id)}/events${queryString({ after, limit })}`);
   }
 
-  transcript(id: string): Promise<{ items: TranscriptItem[] }> {
-    return this.#json("GET", `${sessionPath(id)}/transcript`);
+  /** One page of the transcript: items after the `after` seq (`next` when more follow). */
+  transcript(id: string, page: { after?: number; limit?: number } = {}): Promise<TranscriptPage> {
+    return this.#json("GET", `${sessionPath(id)}/transcript${queryString(page)}`);
   }
 
   context(id: string): Promise<ContextView> {
@@ -187,8 +195,14 @@ export class HighwaterClient {
     return (await this.#request("GET", `${sessionPath(id)}/export`)).text();
   }
 
-  files(id: string): Promise<{ files: FileEntry[] }> {
-    return this.#json("GET", `${sessionPath(id)}/files`);
+  /** One page of the workspace listing, by path (`next` when more follow). */
+  files(id: string, page: { after?: string; limit?: number } = {}): Promise<FilesPage> {
+    return this.#json("GET", `${sessionPath(id)}/files${queryString(page)}`);
+  }
+
+  /** The providers this Worker has credentials for; sessions may choose only these. */
+  providers(): Promise<{ providers: ProviderInfo[] }> {
+    return this.#json("GET", "/v1/providers");
   }
 
   /** A workspace file's content. */
@@ -378,9 +392,12 @@ export class HighwaterClient {
         if (ws?.readyState !== 1 || state !== "open")
           return Promise.reject(new HighwaterError(0, "disconnected", "the socket is not open"));
         const id = `c${++frameId}`;
+        // A message always carries an idempotency key, so that resending it is safe.
+        const sent =
+          frame.type === "message" && !frame.idempotencyKey ? { ...frame, idempotencyKey: newIdempotencyKey() } : frame;
         return new Promise<AckResult<F>>((resolve, reject) => {
           pending.set(id, { resolve: resolve as (v: never) => void, reject });
-          ws.send(JSON.stringify({ ...frame, id }));
+          ws.send(JSON.stringify({ ...sent, id }));
         });
       },
       close() {
@@ -395,6 +412,12 @@ export class HighwaterClient {
       },
     };
   }
+}
+
+/** A random idempotency key (getRandomValues works in insecure contexts too, unlike randomUUID). */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `k-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function sessionPath(id: string): string {

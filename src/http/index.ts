@@ -1,2 +1,3 @@
-export { createApp, MAX_BODY_BYTES, principalOf, resolveModel } from "./app";
-export { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "./frames";
+export { createApp } from "./app";
+export { principalOf } from "./auth";
+export { DRAIN_BYTES, drainBody } from "./body";

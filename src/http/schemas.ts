@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ApiError, describeIssues, IdempotencyKey, MessageText } from "../contract";
 import { PROVIDERS } from "../model/types";
-import { IdempotencyKey, MessageText } from "./frames";
 
 const ModelOptions = z.strictObject({
   provider: z.enum(PROVIDERS).optional(),
@@ -62,6 +62,16 @@ export const ArchiveQuery = z.strictObject({
   limit: queryInt(1, 16 * 1024 * 1024).optional(),
 });
 
+export const TranscriptQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: queryInt(1, 500).optional(),
+});
+
+export const FilesQuery = z.strictObject({
+  after: z.string().min(1).max(4096).optional(),
+  limit: queryInt(1, 1000).optional(),
+});
+
 export const WsQuery = z.strictObject({
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
   ticket: z.string().min(1).max(300).optional(),
@@ -70,4 +80,14 @@ export const WsQuery = z.strictObject({
 /** Session ids are minted by `newUniqueId()`: 64 lowercase hex characters. */
 export const SESSION_ID = /^[0-9a-f]{64}$/;
 export const SHA256 = /^[0-9a-f]{64}$/;
-export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+
+/** `schema` applied to a body or query, or 400 with a short reason (`query: limit: …`). */
+export function parseInput<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  what: "body" | "query" = "body",
+): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ApiError("bad_request", `${what === "body" ? "" : `${what}: `}${describeIssues(r.error)}`);
+  return r.data;
+}

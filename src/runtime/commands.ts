@@ -1,4 +1,5 @@
 /** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
+import { REQUEST_ID } from "../contract";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
 import { projectRunState, type Session, type SessionCreated } from "../projections";
@@ -7,8 +8,7 @@ import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { approvalKnown, type MessageAnswer, readIdempotentAnswer, writeIdempotentAnswer } from "./state";
 
-/** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */
-export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+export { REQUEST_ID };
 
 export function createSession(rt: RuntimeCtx, input: SessionCreated): Session {
   if (rt.summary) throw new ApiError("conflict", "session already exists");

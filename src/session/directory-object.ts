@@ -24,6 +24,7 @@ export class DirectoryObject extends DurableObject<Env> {
     return this.ctx.storage.sql.exec("SELECT 1 FROM sessions WHERE id = ?", id).toArray().length > 0;
   }
 
+  /** Registers a session id before its object is written, so that a session is never unreachable. */
   add(id: string, parentId: string | null, createdAt: string): void {
     this.ctx.storage.sql.exec(
       "INSERT OR IGNORE INTO sessions (id, parent_id, created_at) VALUES (?, ?, ?)",
@@ -31,6 +32,11 @@ export class DirectoryObject extends DurableObject<Env> {
       parentId,
       createdAt,
     );
+  }
+
+  /** Takes back a registration whose session was refused at creation. */
+  remove(id: string): void {
+    this.ctx.storage.sql.exec("DELETE FROM sessions WHERE id = ?", id);
   }
 
   /** Newest first; the cursor is `<createdAt>|<id>` of the last row returned. */

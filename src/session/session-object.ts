@@ -1,12 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../http/frames";
-import { mergeModel } from "../http/model-options";
+import {
+  ApiError,
+  asResult,
+  ClientFrame,
+  describeIssues,
+  MAX_TEXT_BYTES,
+  mergeModel,
+  REQUEST_ID,
+  type Result,
+  utf8Bytes,
+} from "../contract";
 import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
-import { createProvider, type ModelConfig } from "../model";
+import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
-import { ApiError, asResult, type Result } from "../runtime/errors";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
 import { pumpSocket, type SocketAttachment } from "./sockets";
@@ -37,12 +45,8 @@ export class SessionObject extends DurableObject<Env> {
       transactionSync,
       setAlarm: (at) => ctx.storage.setAlarm(at),
       deleteAlarm: () => ctx.storage.deleteAlarm(),
-      providerFor: (model) =>
-        createProvider(model, {
-          baseUrl: env.MODEL_BASE_URL,
-          apiKey: env.MODEL_API_KEY,
-          fetch: (i, init) => fetch(i, init),
-        }),
+      // Each provider gets only its own credentials (CONTRACT §1).
+      providerFor: (model) => createConfiguredProvider(env, model, (i, init) => fetch(i, init)),
       fetch: (i, init) => fetch(i, init),
       config: {
         httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
@@ -132,12 +136,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  transcript() {
+  transcript(page: { after: number; limit: number }) {
     return asResult(() => {
       this.#runtime.session();
       const head = this.#store.head().highWater;
       // Bounded: the most recent 5,000 events (the full history is in /events and /export).
-      return { items: buildTranscript(this.#store.readFrom(Math.max(1, head - 4_999))) };
+      // Interim paging over that window (CONTRACT §7.20) until the bounded projection lands.
+      const all = buildTranscript(this.#store.readFrom(Math.max(1, head - 4_999))).filter((i) => i.seq > page.after);
+      const items = all.slice(0, page.limit);
+      return { items, ...(all.length > page.limit ? { next: items.at(-1)!.seq } : {}) };
     });
   }
 
@@ -165,10 +172,13 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  files() {
+  files(page: { after: string | null; limit: number }) {
     return asResult(() => {
       this.#runtime.session();
-      return { files: listFiles(this.ctx.storage.sql) };
+      // Interim paging (CONTRACT §7.20) until the bounded listing lands.
+      const all = listFiles(this.ctx.storage.sql).filter((f) => page.after === null || f.path > page.after);
+      const files = all.slice(0, page.limit);
+      return { files, ...(all.length > page.limit ? { next: files.at(-1)!.path } : {}) };
     });
   }
 
@@ -301,6 +311,38 @@ export class SessionObject extends DurableObject<Env> {
         // closing
       }
     }
+  }
+
+  // ---- read-only lookups for the edge (CONTRACT §7.1: sub-resources before bodies) ------
+
+  /** Whether the log holds a permission request with this id (pending or decided). */
+  hasApproval(requestId: string): boolean {
+    if (!this.#runtime.exists() || !REQUEST_ID.test(requestId)) return false;
+    // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
+    return (
+      this.ctx.storage.sql
+        .exec(
+          "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
+          `%"requestId":"${requestId}"%`,
+        )
+        .toArray().length > 0
+    );
+  }
+
+  /** Whether this session's archive holds a blob with this sha256. */
+  hasArchive(sha256: string): boolean {
+    return this.#runtime.exists() && this.#store.blobs.meta(sha256) != null;
+  }
+
+  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. */
+  hasTicket(ticket: string, principal: string): boolean {
+    const row = this.ctx.storage.sql
+      .exec<{ principal: string; expires_at: number }>(
+        "SELECT principal, expires_at FROM tickets WHERE hash = ?",
+        sha256Hex(ticket),
+      )
+      .toArray()[0];
+    return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
   }
 }
 

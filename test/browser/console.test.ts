@@ -253,7 +253,8 @@ describe("browser console", () => {
       expect(await banner.count()).toBe(0);
       await page.reload();
       await page.locator(".conn", { hasText: "live" }).waitFor();
-      expect(await page.locator(".item.recovery").count()).toBe(1);
+      // "live" means the socket is open; the replayed events render after it.
+      await expect.poll(() => page.locator(".item.recovery").count(), { timeout: 30_000 }).toBe(1);
       expect(await banner.count()).toBe(0);
       expect(pageErrors).toEqual([]);
       await page.close();

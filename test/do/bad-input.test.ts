@@ -103,11 +103,15 @@ describe("size limits (413)", () => {
     const s = await freshSession();
     const big = JSON.stringify({ text: "x".repeat(1_048_576) });
     expectError(await postRaw(`/v1/sessions/${s.id}/messages`, big), 413, "payload_too_large");
-    // A declared length over the cap with a body that never finishes: only a check of the
-    // header before reading can answer (reading would wait forever).
+    // A declared length over the cap on an unknown route's neighbour: the 413 comes from the
+    // header, before the body is read (its bytes are then drained, CONTRACT §7.2).
     const { readable, writable } = new FixedLengthStream(2_000_000);
     const writer = writable.getWriter();
-    void writer.write(new TextEncoder().encode('{"text":"')).catch(() => {});
+    void (async () => {
+      const chunk = new Uint8Array(100_000).fill(0x61);
+      for (let i = 0; i < 20; i++) await writer.write(chunk);
+      await writer.close();
+    })().catch(() => {});
     const res = await worker.fetch(
       new Request(`${BASE}/v1/sessions/${s.id}/messages`, {
         method: "POST",
@@ -428,8 +432,8 @@ describe("session creation that is refused creates nothing", () => {
   });
 });
 
-describe("check order (CONTRACT §2: in the order of the error table)", () => {
-  it("401 before 403 before 413 before 404 before 405 before 400", async () => {
+describe("check order (CONTRACT §7.1)", () => {
+  it("401 before 403 before 413 before 404 route before 405 before 404 session before 400", async () => {
     const s = await freshSession();
     const big = JSON.stringify({ text: "x".repeat(1_100_000) });
     const evil = { origin: "https://evil.example" };
@@ -451,8 +455,12 @@ describe("check order (CONTRACT §2: in the order of the error table)", () => {
       413,
       "payload_too_large",
     );
-    // unknown session + wrong method → 404
-    expectError(await api(`/v1/sessions/${"cd".repeat(32)}`, { method: "DELETE" }), 404, "not_found");
+    // too large + unknown route → 413 (from Content-Length, before routing)
+    expectError(await api("/v1/nothing", { method: "POST", body: big }), 413, "payload_too_large");
+    // unknown route + unknown session → 404 unknown route
+    expectError(await api(`/v1/sessions/${"cd".repeat(32)}/nothing`), 404, "not_found");
+    // wrong method + unknown session → 405 (CONTRACT §7.1: 405 before the session lookup)
+    expectError(await api(`/v1/sessions/${"cd".repeat(32)}`, { method: "DELETE" }), 405, "method_not_allowed");
     // wrong method + bad JSON → 405
     expectError(await api(`/v1/sessions/${s.id}/messages`, { method: "PUT", body: "{" }), 405, "method_not_allowed");
     await s.unchanged();
@@ -519,5 +527,66 @@ describe("conflicts and idempotency", () => {
       (e: any) => e.author === "user" && e.content?.type === "text",
     );
     expect(users).toHaveLength(1);
+  });
+});
+
+// An unreadable body (a broken stream) is tested in test/unit/http-edge.test.ts and against a
+// real wrangler in test/e2e/http-keepalive.test.ts: in-process, workerd delivers a broken
+// stream to the Worker as a short body rather than a read error.
+describe("bodies the edge cannot take (CONTRACT §7.1, §7.2)", () => {
+  it("a JSON null body is 400 on POST /sessions and PATCH; only an empty body means {}", async () => {
+    await expectNoSessionCreated(async () => {
+      expectError(await api("/v1/sessions", { method: "POST", body: "null", token: OTHER_TOKEN }), 400, "bad_request");
+    });
+    const s = await freshSession();
+    expectError(await api(`/v1/sessions/${s.id}`, { method: "PATCH", body: "null" }), 400, "bad_request");
+    await s.unchanged();
+    // The empty body is {}: PATCH with nothing changes nothing it would refuse.
+    const empty = await api("/v1/sessions", { method: "POST", body: "", token: OTHER_TOKEN });
+    expect(empty.status).toBe(201);
+  });
+});
+
+describe("sub-resources are looked up before bodies and queries (CONTRACT §7.1)", () => {
+  it("an unknown approval id with a bad body is 404, not 400", async () => {
+    const s = await freshSession();
+    for (const body of ['{"decision":"maybe"}', "{", "null", ""]) {
+      expectError(await postRaw(`/v1/sessions/${s.id}/approvals/apr_${"0".repeat(24)}`, body), 404, "not_found");
+    }
+    await s.unchanged();
+  });
+
+  it("an unknown archive ref with a bad query is 404, not 400", async () => {
+    const s = await freshSession();
+    for (const q of ["offset=-1", "limit=0", "nope=1"]) {
+      expectError(await api(`/v1/sessions/${s.id}/archive/${"ab".repeat(32)}?${q}`), 404, "not_found");
+    }
+    await s.unchanged();
+  });
+
+  it("a used ticket with a bad Origin is 401, not 403", async () => {
+    const s = await freshSession();
+    const t = await api(`/v1/sessions/${s.id}/tickets`, { method: "POST" });
+    expect(t.status).toBe(201);
+    const ticket = encodeURIComponent(t.body.ticket);
+    const ws = (origin: string) =>
+      api(`/v1/sessions/${s.id}/ws?ticket=${ticket}`, { token: null, headers: { upgrade: "websocket", origin } });
+    const first = await worker.fetch(
+      new Request(`${BASE}/v1/sessions/${s.id}/ws?ticket=${ticket}`, {
+        headers: { upgrade: "websocket", origin: "https://console.example" },
+      }),
+    );
+    expect(first.status).toBe(101);
+    first.webSocket?.accept();
+    first.webSocket?.close(1000, "done");
+    expectError(await ws("https://evil.example"), 401, "unauthorized");
+    // An unused ticket with a bad Origin is still 403.
+    const fresh = await api(`/v1/sessions/${s.id}/tickets`, { method: "POST" });
+    const res = await api(`/v1/sessions/${s.id}/ws?ticket=${encodeURIComponent(fresh.body.ticket)}`, {
+      token: null,
+      headers: { upgrade: "websocket", origin: "https://evil.example" },
+    });
+    expectError(res, 403, "forbidden");
+    await s.unchanged();
   });
 });

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, BASE, createSession } from "./helpers";
+import { sha256Hex } from "../../src/log";
+import { api, BASE, createSession, expectError, listSessionIds, TOKEN } from "./helpers";
 
 describe("the per-principal directory", () => {
   it("counts requests per minute and refuses past the limit, then forgets the old minute", async () => {
@@ -54,5 +55,26 @@ describe("the per-principal directory", () => {
     expect(bad.body.error.code).toBe("forbidden");
     const own = await api("/v1/sessions", { headers: { origin: BASE } });
     expect(own.status).toBe(200);
+  });
+
+  it("a registered id whose object was never written is 404 and lists as nothing; remove takes it back", async () => {
+    // Creation registers the id first (so a written session is never unreachable); this is
+    // the state a creation that died half-way leaves behind.
+    const dir = env.DIRECTORY.get(env.DIRECTORY.idFromName(`principal:${sha256Hex(TOKEN)}`));
+    const id = env.SESSIONS.newUniqueId().toString();
+    await dir.add(id, null, new Date().toISOString());
+    expect(await dir.has(id)).toBe(true);
+    expectError(await api(`/v1/sessions/${id}`), 404, "not_found");
+    expectError(await api(`/v1/sessions/${id}/messages`, { method: "POST", json: { text: "hi" } }), 404, "not_found");
+    expect(await listSessionIds(TOKEN)).not.toContain(id);
+    await dir.remove(id);
+    expect(await dir.has(id)).toBe(false);
+  });
+
+  it("a created session is registered and reachable", async () => {
+    const s = await createSession({ title: "registered" });
+    const dir = env.DIRECTORY.get(env.DIRECTORY.idFromName(`principal:${sha256Hex(TOKEN)}`));
+    expect(await dir.has(s.id)).toBe(true);
+    expect((await api(`/v1/sessions/${s.id}`)).status).toBe(200);
   });
 });

@@ -134,6 +134,19 @@ describe("model attempts are durable and visible", () => {
     });
   });
 
+  it("a provider that cannot be created fails the turn at once as model_failed (no attempt, no hang)", async () => {
+    const providerFor = () => {
+      throw new ProviderError("workers-ai needs the Workers AI binding (AI)", null, false);
+    };
+    await withSession({ provider: scripted(() => DONE), providerFor, model: MODEL }, async (h) => {
+      await h.runTurn("hello");
+      const events = h.events();
+      expect(attemptsOf(events)).toEqual([]);
+      expect(events.at(-2)?.content).toMatchObject({ type: "error", code: "model_failed" });
+      expect(events.at(-1)?.actions?.turnClose?.reason).toBe("failed");
+    });
+  });
+
   it("a stream that ends without the provider's finish is a failed attempt (stream_cut), never an answer", async () => {
     const provider = scripted((n) => (n === 0 ? [{ type: "text-delta", text: "half an ans" }] : DONE));
     await withSession({ provider, model: MODEL }, async (h) => {

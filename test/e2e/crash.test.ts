@@ -8,12 +8,13 @@
  *
  *   npx vitest run --project e2e test/e2e/crash.test.ts
  *   CRASH_RUNS=5 …          repeat every boundary (for the timing note)
- *   CRASH_CONCURRENCY=2 …   wrangler instances at a time (default 3)
+ *   CRASH_CONCURRENCY=2 …   wrangler instances at a time (default: the core count, at most 3)
  *   CRASH_ONLY=F4,F5 …      only these boundaries (labels starting with them)
  *
  * The table of restart→continued-request times is printed at the end and written to
  * test-results/crash-table.json.
  */
+import { availableParallelism } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { type CrashCase, type CrashObservation, limiter, runCrashCase } from "./crash/run-case";
 import { buildCrashTable, printAndWriteCrashTable, type TimingRow } from "./crash/table";
@@ -145,7 +146,8 @@ const CASES: Case[] = [
 ];
 
 const RUNS = Math.max(1, Number(process.env.CRASH_RUNS ?? 1) || 1);
-const CONCURRENCY = Math.max(1, Number(process.env.CRASH_CONCURRENCY ?? 3) || 3);
+// Each case is a wrangler and two workerd processes: more of them than cores only adds waiting.
+const CONCURRENCY = Math.max(1, Number(process.env.CRASH_CONCURRENCY) || Math.min(3, availableParallelism()));
 const ONLY = process.env.CRASH_ONLY?.split(",")
   .map((s) => s.trim())
   .filter(Boolean);

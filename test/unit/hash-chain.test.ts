@@ -3,11 +3,13 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonical, chainDigest, type Event, GENESIS_DIGEST, sha256Hex, verifyRows } from "../../src/log";
 import { newLog } from "./fixtures";
 
-const VERIFY_EXPORT = "/work/shared/tools/verify-export.mjs";
+/** The independent verifier, a verbatim copy of the one published beside the contract. */
+const VERIFY_EXPORT = fileURLToPath(new URL("../../tools/verify-export.mjs", import.meta.url));
 
 type Row = { seq: number; body: string; digest: string };
 

@@ -1,6 +1,17 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
-import { createProvider, type NeutralMessage, ProviderError, resolveDefaultModel } from "../../src/model";
+import {
+  createConfiguredProvider,
+  createProvider,
+  describeDefaultProvider,
+  describeProviders,
+  type ModelConfig,
+  type ModelEnv,
+  type NeutralMessage,
+  ProviderError,
+  resolveDefaultModel,
+  resolveProviders,
+} from "../../src/model";
 import { parseRetryAfterMs, toAiSdkPrompt, toProviderError } from "../../src/model/convert";
 
 describe("resolveDefaultModel", () => {
@@ -11,8 +22,22 @@ describe("resolveDefaultModel", () => {
       { provider: "openai", name: "gpt-4o-mini", contextWindow: 128_000, maxOutputTokens: 8192 },
     ],
     [
-      { MODEL_PROVIDER: "anthropic" },
+      { MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "sk-ant-1" },
       { provider: "anthropic", name: "claude-sonnet-4-5", contextWindow: 128_000, maxOutputTokens: 8192 },
+    ],
+    // An unconfigured default falls back to demo (CONTRACT §7.23); MODEL_NAME is the other provider's.
+    [
+      { MODEL_PROVIDER: "anthropic", MODEL_NAME: "claude-x" },
+      { provider: "demo", name: "demo", contextWindow: 128_000, maxOutputTokens: 8192 },
+    ],
+    [{ MODEL_PROVIDER: "openai" }, { provider: "demo", name: "demo", contextWindow: 128_000, maxOutputTokens: 8192 }],
+    [
+      { MODEL_PROVIDER: "openai", MODEL_API_KEY: "sk-1" },
+      { provider: "openai", name: "gpt-4o-mini", contextWindow: 128_000, maxOutputTokens: 8192 },
+    ],
+    [
+      { MODEL_PROVIDER: "workers-ai" },
+      { provider: "demo", name: "demo", contextWindow: 128_000, maxOutputTokens: 8192 },
     ],
     [
       { MODEL_PROVIDER: "demo", MODEL_BASE_URL: "http://x/v1" },
@@ -40,6 +65,109 @@ describe("resolveDefaultModel", () => {
       expect(() => resolveDefaultModel(env)).toThrow(/MODEL_/);
     },
   );
+});
+
+describe("credentials belong to one provider (CONTRACT §1, §7.23)", () => {
+  const configured = (env: ModelEnv) => Object.keys(resolveProviders(env).credentials).sort();
+
+  it.each<[ModelEnv, string[]]>([
+    [{}, ["demo"]],
+    [{ MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "sk-ant" }, ["anthropic", "demo"]],
+    [{ MODEL_PROVIDER: "anthropic" }, ["demo"]],
+    [{ MODEL_BASE_URL: "http://127.0.0.1:1/v1" }, ["demo", "openai"]],
+    [{ OPENAI_API_KEY: "sk-oa" }, ["demo", "openai"]],
+    [{ OPENAI_BASE_URL: "http://127.0.0.1:2/v1" }, ["demo", "openai"]],
+    [{ ANTHROPIC_BASE_URL: "http://127.0.0.1:3" }, ["demo"]],
+    [{ ANTHROPIC_API_KEY: "sk-ant" }, ["anthropic", "demo"]],
+    [{ AI: {} }, ["demo", "workers-ai"]],
+    [
+      { MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "sk-ant", OPENAI_API_KEY: "sk-oa", AI: {} },
+      ["anthropic", "demo", "openai", "workers-ai"],
+    ],
+  ])("%j configures %j", (env, names) => {
+    expect(configured(env)).toEqual(names);
+  });
+
+  it("the default's key stays with the default; OPENAI_* are ignored when the default is openai", () => {
+    const t = resolveProviders({
+      MODEL_PROVIDER: "openai",
+      MODEL_BASE_URL: "http://default/v1",
+      MODEL_API_KEY: "sk-default",
+      OPENAI_BASE_URL: "http://other/v1",
+      OPENAI_API_KEY: "sk-other",
+      ANTHROPIC_API_KEY: "sk-ant",
+    });
+    expect(t.credentials.openai).toEqual({ baseUrl: "http://default/v1", apiKey: "sk-default" });
+    expect(t.credentials.anthropic).toEqual({ apiKey: "sk-ant" });
+    expect(resolveProviders({ OPENAI_API_KEY: "sk-oa" }).credentials.openai).toEqual({
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk-oa",
+    });
+  });
+
+  it("lists the configured providers with the default first", () => {
+    expect(describeProviders({ MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "k", MODEL_NAME: "claude-x" })).toEqual({
+      providers: [
+        { name: "anthropic", isDefault: true, defaultModel: "claude-x", demo: false },
+        { name: "demo", isDefault: false, defaultModel: "demo", demo: true },
+      ],
+    });
+  });
+
+  it("the start line says why an unconfigured default fell back to demo", () => {
+    expect(describeDefaultProvider({ MODEL_PROVIDER: "anthropic" })).toMatch(
+      /MODEL_PROVIDER=anthropic needs MODEL_API_KEY; the default provider is demo/,
+    );
+    expect(describeDefaultProvider({ MODEL_BASE_URL: "http://x/v1" })).toMatch(/default provider openai/);
+  });
+
+  const request = (provider: ModelConfig["provider"]) => ({
+    model: { provider, name: "m", contextWindow: 128_000, maxOutputTokens: 8192 },
+    messages: [
+      { role: "system" as const, content: "s" },
+      { role: "user" as const, content: "hi" },
+    ],
+    tools: [],
+  });
+
+  /** Streams one request and records where it went and which credentials it carried. */
+  async function sent(env: ModelEnv, provider: ModelConfig["provider"]) {
+    const calls: { url: string; auth: string | null; apiKey: string | null }[] = [];
+    const spy = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      calls.push({ url: String(input), auth: headers.get("authorization"), apiKey: headers.get("x-api-key") });
+      return new Response("{}", { status: 400, headers: { "content-type": "application/json" } });
+    }) as typeof fetch;
+    const model = createConfiguredProvider(env, request(provider).model, spy);
+    let failure: unknown;
+    try {
+      for await (const _ of model.stream(request(provider), new AbortController().signal)) {
+        // drain
+      }
+    } catch (err) {
+      failure = err;
+    }
+    return { calls, failure };
+  }
+
+  it("the default provider's key is never sent to another provider's endpoint", async () => {
+    const env = { MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "sk-ant-secret" };
+    const other = await sent(env, "openai");
+    expect(other.calls).toEqual([]);
+    expect(other.failure).toBeInstanceOf(ProviderError);
+    expect((other.failure as ProviderError).retryable).toBe(false);
+
+    const withOwn = await sent({ ...env, OPENAI_BASE_URL: "http://openai.test/v1", OPENAI_API_KEY: "sk-oa" }, "openai");
+    expect(withOwn.calls).toEqual([
+      { url: "http://openai.test/v1/chat/completions", auth: "Bearer sk-oa", apiKey: null },
+    ]);
+
+    const own = await sent({ ...env, MODEL_BASE_URL: "http://anthropic.test/v1" }, "anthropic");
+    expect(own.calls).toHaveLength(1);
+    expect(own.calls[0]).toMatchObject({ apiKey: "sk-ant-secret" });
+    expect(own.calls[0]!.url.startsWith("http://anthropic.test/v1/")).toBe(true);
+    expect(JSON.stringify([...other.calls, ...withOwn.calls])).not.toContain("sk-ant-secret");
+  });
 });
 
 describe("createProvider", () => {

@@ -12,7 +12,6 @@ import { type FakeOpenAI, type Reply, scriptedAgent, startFakeOpenAI } from "../
 import { type FakeService, startFakeService } from "../harness/fake-service";
 import {
   type FailpointSink,
-  freePort,
   makePersistDir,
   startFailpointSink,
   startWrangler,
@@ -147,41 +146,16 @@ function agentSteps(kind: ScriptKind, service: string): Reply[] {
 }
 
 /**
- * Polls `/healthz` every 20 ms until it answers 200 and returns that moment: wrangler holds
- * requests until the worker is loaded, so this is its "Ready" within a few tens of ms.
- * `/healthz` is answered by the Worker itself and never reaches a session object.
- */
-async function firstHealthy(port: number, stop: () => boolean): Promise<number> {
-  while (!stop()) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return Date.now();
-    } catch {}
-    await sleep(20);
-  }
-  return 0;
-}
-
-/**
- * `startWrangler` on a known port, timed: `readyAt` is the first `/healthz` 200 of a tight
- * poll, `healthyAt` when `startWrangler` itself resolved ("Ready on" seen, `/healthz` 200).
+ * `startWrangler`, timed: `readyAt` is when wrangler printed "Ready on" (the port is only
+ * known from that line: every port is chosen at bind time), `healthyAt` when `startWrangler`
+ * itself resolved (`/healthz` answered 200).
  */
 async function startTimed(
   options: WranglerOptions,
 ): Promise<{ worker: Wrangler; spawnAt: number; readyAt: number; healthyAt: number }> {
-  const port = await freePort();
-  let done = false;
   const spawnAt = Date.now();
-  const ready = firstHealthy(port, () => done);
-  try {
-    const worker = await startWrangler({ ...options, port, inspectorPort: undefined });
-    const healthyAt = Date.now();
-    const readyAt = await Promise.race([ready, sleep(3_000).then(() => healthyAt)]);
-    return { worker, spawnAt, readyAt: Math.min(readyAt || healthyAt, healthyAt), healthyAt };
-  } finally {
-    done = true;
-  }
+  const worker = await startWrangler({ ...options, port: undefined, inspectorPort: undefined });
+  return { worker, spawnAt, readyAt: worker.readyAt, healthyAt: Date.now() };
 }
 
 /** Runs one case through kill and recovery. Everything it started is stopped before it returns or throws. */

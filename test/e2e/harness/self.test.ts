@@ -3,7 +3,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { verifyExportIndependently } from "./api";
 import { type ChatRequest, type FakeOpenAI, isCompactionRequest, scriptedAgent, startFakeOpenAI } from "./fake-openai";
 import { startFakeService } from "./fake-service";
-import { makePersistDir, startFailpointSink, startWrangler } from "./wrangler";
+import { makePersistDir, REPO_ROOT, startFailpointSink, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
 
 type Chunk = {
   id: string;
@@ -447,6 +447,20 @@ describe("verify-export copy", () => {
   });
 });
 
+describe("the test wrangler config", () => {
+  it("is wrangler.toml without its [build] table, every other table kept", () => {
+    const toml = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
+    expect(toml).toMatch(/^\[build\]$/m);
+    const stripped = withoutBuild(toml);
+    expect(stripped).not.toMatch(/^\[build\]|^watch_dir|^command = /m);
+    const tables = (t: string) => t.match(/^\[+[^\]]+\]+$/gm) ?? [];
+    expect(tables(stripped)).toEqual(tables(toml).filter((h) => h !== "[build]"));
+    const generated = readFileSync(testConfigPath(), "utf8");
+    expect(generated).toContain(`main = ${JSON.stringify(join(REPO_ROOT, "src/worker.ts"))}`);
+    expect(generated).not.toMatch(/^\[build\]/m);
+  });
+});
+
 describe("wrangler dev harness", () => {
   const dirs: string[] = [];
   afterAll(() => {
@@ -461,6 +475,8 @@ describe("wrangler dev harness", () => {
       expect(w.url).toBe(`http://127.0.0.1:${w.port}`);
       expect(w.logs()).toMatch(/Ready on http:\/\/127\.0\.0\.1:\d+/);
       expect((await fetch(`${w.url}/healthz`)).status).toBe(200);
+      // Test processes never run the console build and never watch for changes (issue 13).
+      expect(w.logs()).not.toMatch(/custom build|restarting build/);
       await w.kill9();
       expect(w.exited).toBe(true);
       expect(() => process.kill(-w.pid, 0)).toThrow();

@@ -5,11 +5,11 @@
  * `kill9()` takes wrangler and workerd down at once, like a crashed machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -18,13 +18,20 @@ export type WranglerOptions = {
   /** Directory for Durable Object SQLite and alarms; reuse it to restart "the same machine". */
   persistTo: string;
   vars?: Record<string, string>;
+  /**
+   * Only when a test really needs a given port: it then waits until that port is free.
+   * Otherwise wrangler binds port 0 and the harness reads the port back from "Ready on".
+   */
   port?: number;
   inspectorPort?: number;
   /** Default 90 s, covering both "Ready on" and `/healthz` answering 200. */
   timeoutMs?: number;
   /** Extra environment for the wrangler process. */
   env?: Record<string, string>;
-  /** Another wrangler config, relative to the repository root (the bench Worker's). */
+  /**
+   * Another wrangler config, relative to the repository root (the bench Worker's). Default:
+   * the repository's `wrangler.toml` without its `[build]` (see `testConfigPath`).
+   */
   config?: string;
 };
 
@@ -32,8 +39,9 @@ export type Wrangler = {
   /** `http://127.0.0.1:PORT` (no trailing slash). */
   url: string;
   port: number;
-  inspectorPort: number;
   pid: number;
+  /** `Date.now()` when wrangler printed "Ready on". */
+  readyAt: number;
   options: WranglerOptions;
   /** SIGKILL the whole process group and wait until every process in it is gone. */
   kill9(): Promise<void>;
@@ -63,7 +71,11 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escape sequences
 const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "");
 
-/** A port that was free a moment ago (bind port 0, read it, close). */
+/**
+ * A port that was free a moment ago (bind port 0, read it, close). Racy by nature: another
+ * process may take it before it is bound again. Never hand it to wrangler; fake servers
+ * bind port 0 themselves.
+ */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -100,30 +112,104 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** Start `wrangler dev` and resolve once `/healthz` answers 200. */
+/**
+ * The config e2e tests run: the repository's `wrangler.toml` without `[build]`, written once
+ * per process (atomically, so parallel test files can share it) beside a temp directory with
+ * absolute paths. Test processes therefore never run the console build and never watch
+ * `ui/src` or `src/client`: wrangler 4.86 re-runs a custom build when its watcher becomes
+ * ready (whether or not a file changed) and the new bundle reloads workerd, which re-binds
+ * the ports it had before (scripts/repro-port-race.mjs shows both). The console is built once
+ * by the e2e global setup instead. A plain `wrangler dev` for a user still builds it.
+ */
+let testConfig: string | null = null;
+export function testConfigPath(): string {
+  if (testConfig) return testConfig;
+  const source = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
+  const text = withoutBuild(source)
+    .replace(/^main = "([^"]+)"$/m, (_m, p: string) => `main = ${JSON.stringify(resolve(REPO_ROOT, p))}`)
+    .replace(/^directory = "([^"]+)"$/m, (_m, p: string) => `directory = ${JSON.stringify(resolve(REPO_ROOT, p))}`);
+  if (!text.includes(`main = ${JSON.stringify(resolve(REPO_ROOT, "src/worker.ts"))}`) || /^\[build\]/m.test(text))
+    throw new Error("testConfigPath: wrangler.toml no longer has the shape this harness rewrites");
+  const dir = join(tmpdir(), "highwater-e2e-config");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "wrangler.toml");
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+  testConfig = file;
+  return file;
+}
+
+/** The TOML text without its `[build]` table (up to the next table header). */
+export function withoutBuild(toml: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of toml.split("\n")) {
+    if (/^\s*\[/.test(line)) skipping = /^\s*\[build\]\s*$/.test(line);
+    if (!skipping) out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** Resolves once nothing listens on `port` at 127.0.0.1 (a restart that needs its old port). */
+async function waitPortFree(port: number, deadline: number): Promise<void> {
+  for (;;) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    });
+    if (free) return;
+    if (Date.now() > deadline) throw new Error(`port ${port} is still taken`);
+    await sleep(100);
+  }
+}
+
+/** Exceptions that mean "another process has this port", worth a retry rather than a failure. */
+const BIND_RACE = /Address already in use|EADDRINUSE/;
+const START_ATTEMPTS = 3;
+
+/**
+ * Start `wrangler dev` and resolve once `/healthz` answers 200. Every port is chosen by the
+ * kernel at bind time (`--port 0 --inspector-port 0`, and workerd's own sockets) and read
+ * back from wrangler's output, so no port can be taken between choosing and binding. Should
+ * a bind fail all the same (an explicit port), the start is retried.
+ */
 export async function startWrangler(options: WranglerOptions): Promise<Wrangler> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (!(err instanceof BindRaceError) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class BindRaceError extends Error {}
+
+async function startOnce(options: WranglerOptions): Promise<Wrangler> {
   installExitHook();
-  const port = options.port ?? (await freePort());
-  let inspectorPort = options.inspectorPort ?? (await freePort());
-  while (inspectorPort === port) inspectorPort = await freePort();
   const timeoutMs = options.timeoutMs ?? 90_000;
+  const deadline = Date.now() + timeoutMs;
+  if (options.port !== undefined) await waitPortFree(options.port, deadline);
 
   const args = [
     "wrangler",
     "dev",
+    "-c",
+    options.config ?? testConfigPath(),
     "--port",
-    String(port),
+    String(options.port ?? 0),
     "--ip",
     "127.0.0.1",
     "--inspector-port",
-    String(inspectorPort),
+    String(options.inspectorPort ?? 0),
     "--persist-to",
     options.persistTo,
     "--env-file",
     harnessEnvFile(),
     "--show-interactive-dev-session=false",
   ];
-  if (options.config) args.push("-c", options.config);
   for (const [k, v] of Object.entries(options.vars ?? {})) args.push("--var", `${k}:${v}`);
 
   const child: ChildProcess = spawn("npx", args, {
@@ -133,6 +219,8 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
     env: {
       ...process.env,
       WRANGLER_SEND_METRICS: "false",
+      // Offline the Request.cf download only fails (and logs a stack); don't try.
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
       NO_COLOR: "1",
       FORCE_COLOR: "0",
       CI: "1",
@@ -153,8 +241,17 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
       resolve();
     });
   });
+  let readyAt = 0;
+  let port = 0;
   const onData = (d: Buffer) => {
     output += stripAnsi(d.toString("utf8"));
+    if (!readyAt) {
+      const m = /Ready on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) {
+        readyAt = Date.now();
+        port = Number(m[1]);
+      }
+    }
   };
   child.stdout?.on("data", onData);
   child.stderr?.on("data", onData);
@@ -191,21 +288,24 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
     await waitGone();
   };
 
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
+  const where = () => (port ? `http://127.0.0.1:${port}` : "(port not yet known)");
   const fail = async (why: string): Promise<never> => {
     await kill9();
-    throw new Error(`wrangler dev on ${url}: ${why}\n--- wrangler output ---\n${output}`);
+    const message = `wrangler dev on ${where()}: ${why}\n--- wrangler output ---\n${output}`;
+    throw BIND_RACE.test(output) ? new BindRaceError(message) : new Error(message);
   };
 
-  while (!/Ready on http/.test(output)) {
+  while (!readyAt) {
     if (exited) await fail(`exited before "Ready on" (${exitInfo})`);
+    if (BIND_RACE.test(output)) await fail("a port was taken");
     if (Date.now() > deadline) await fail(`no "Ready on" within ${timeoutMs} ms`);
-    await sleep(100);
+    await sleep(50);
   }
+  const url = `http://127.0.0.1:${port}`;
   let last = "";
   for (;;) {
     if (exited) await fail(`exited before /healthz answered (${exitInfo})`);
+    if (BIND_RACE.test(output)) await fail("a port was taken");
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
       if (res.status === 200) {
@@ -217,14 +317,14 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
       last = String(err);
     }
     if (Date.now() > deadline) await fail(`/healthz not 200 within ${timeoutMs} ms (last: ${last})`);
-    await sleep(200);
+    await sleep(100);
   }
 
   return {
     url,
     port,
-    inspectorPort,
     pid,
+    readyAt,
     options,
     kill9,
     stop,
@@ -235,7 +335,10 @@ export async function startWrangler(options: WranglerOptions): Promise<Wrangler>
   };
 }
 
-/** Kill -9 a running instance and start it again on the same `persistTo` (new ports), with changed vars. */
+/**
+ * Kill -9 a running instance and start it again on the same `persistTo`, with changed vars.
+ * The restart gets new ports: nothing depends on the old one being free again.
+ */
 export async function restartWrangler(
   w: Wrangler,
   changes: { vars?: Record<string, string>; dropVars?: string[] } = {},

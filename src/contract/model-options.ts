@@ -1,4 +1,5 @@
-import { type ModelConfig, resolveDefaultModel } from "../model";
+import { DEFAULT_MODEL_NAMES, defaultMaxOutputTokens } from "../model/credentials";
+import type { ModelConfig } from "../model/types";
 
 /**
  * Applies model options (at creation or PATCH) to a base model. A new provider without a
@@ -8,10 +9,10 @@ import { type ModelConfig, resolveDefaultModel } from "../model";
 export function mergeModel(base: ModelConfig, change: Partial<ModelConfig>): ModelConfig {
   const merged: ModelConfig = { ...base, ...change };
   if (change.provider && change.provider !== base.provider && !change.name) {
-    merged.name = resolveDefaultModel({ MODEL_PROVIDER: change.provider }).name;
+    merged.name = DEFAULT_MODEL_NAMES[change.provider];
   }
   if (change.contextWindow !== undefined && change.maxOutputTokens === undefined) {
-    merged.maxOutputTokens = Math.min(8192, Math.floor(merged.contextWindow / 4));
+    merged.maxOutputTokens = defaultMaxOutputTokens(merged.contextWindow);
   }
   return merged;
 }

@@ -1,0 +1,81 @@
+import { computeThreshold, MIN_THRESHOLD } from "../context";
+import { ApiError, mergeModel, type Result, unwrap } from "../contract";
+import {
+  describeProviders,
+  type ModelConfig,
+  type ProviderName,
+  resolveDefaultModel,
+  resolveProviders,
+} from "../model";
+import type { Session } from "../projections";
+import { BUILTIN_TOOLS, validateApprovalRules } from "../tools";
+import { readJson } from "./body";
+import { createRegistered } from "./create-session";
+import { resource } from "./routing";
+import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { directoryOf, type EdgeApp } from "./types";
+
+/** A session may choose only a configured provider (CONTRACT §1): else 400. */
+function requireConfigured(env: Env, provider: ProviderName | undefined): void {
+  if (provider && !resolveProviders(env).credentials[provider])
+    throw new ApiError("bad_request", `model.provider: ${provider} is not configured on this Worker`);
+}
+
+function requireThreshold(model: ModelConfig): void {
+  const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
+  if (threshold < MIN_THRESHOLD)
+    throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
+}
+
+/** Sessions as a collection and one session's own record; the configured providers. */
+export function sessionRoutes(app: EdgeApp): void {
+  resource(app, "/v1/providers", {
+    GET: (c) => c.json(describeProviders(c.env)),
+  });
+
+  resource(app, "/v1/sessions", {
+    POST: async (c) => {
+      const opts = parseInput(SessionOptions, await readJson(c, {}));
+      const known = Object.keys(BUILTIN_TOOLS);
+      const unknownTool = opts.tools?.find((t) => !known.includes(t));
+      if (unknownTool) throw new ApiError("bad_request", `tools: unknown tool ${unknownTool}`);
+      const ruleError = validateApprovalRules(opts.approvals ?? [], opts.tools ?? known);
+      if (ruleError) throw new ApiError("bad_request", `approvals: ${ruleError}`);
+      requireConfigured(c.env, opts.model?.provider);
+      const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
+      requireThreshold(model);
+      const id = c.env.SESSIONS.newUniqueId();
+      const stub = c.env.SESSIONS.get(id, opts.locationHint ? { locationHint: opts.locationHint } : undefined);
+      const directory = directoryOf(c.env, c.get("principal"));
+      const session = await createRegistered<Session>({
+        register: () => directory.add(id.toString(), null, new Date().toISOString()),
+        create: () => stub.create({ options: opts, model, parentId: null }),
+        unregister: () => directory.remove(id.toString()),
+      });
+      return c.json(session, 201);
+    },
+    GET: async (c) => {
+      const q = parseInput(ListQuery, c.req.query(), "query");
+      const page = await directoryOf(c.env, c.get("principal")).list(q.limit ?? 50, q.before);
+      const sessions = await Promise.all(
+        page.ids.map(async (id) => {
+          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession()) as Result<Session>;
+          return r.ok ? r.value : null;
+        }),
+      );
+      return c.json({
+        sessions: sessions.filter((s): s is Session => s !== null),
+        ...(page.next ? { next: page.next } : {}),
+      });
+    },
+  });
+
+  resource(app, "/v1/sessions/:id", {
+    GET: async (c) => c.json(unwrap(await c.get("session").getSession())),
+    PATCH: async (c) => {
+      const body = parseInput(PatchSession, await readJson(c, {}));
+      requireConfigured(c.env, body.model?.provider);
+      return c.json(unwrap(await c.get("session").patch(body)));
+    },
+  });
+}
