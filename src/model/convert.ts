@@ -97,7 +97,7 @@ function convertAssistantPart(part: AssistantPart, dialect: Dialect): SdkAssista
       return [
         {
           type: "tool-call",
-          toolCallId: part.callId,
+          toolCallId: part.providerCallId ?? part.callId,
           toolName: part.name,
           input:
             dialect === "anthropic" && !isPlainObject(part.args) ? { invalid_arguments: part.args ?? null } : part.args,
@@ -110,7 +110,7 @@ function convertToolResult(part: ToolResultPart): SdkToolResultPart {
   const value = (part.output ?? null) as JSONValue;
   return {
     type: "tool-result",
-    toolCallId: part.callId,
+    toolCallId: part.providerCallId ?? part.callId,
     toolName: part.name,
     // `error-json` lets Anthropic mark the block `is_error`; Chat Completions serializes both alike.
     output: part.status === "ok" ? { type: "json", value } : { type: "error-json", value },

@@ -13,11 +13,13 @@ export type ModelConfig = {
 export type AssistantPart =
   | { type: "text"; text: string }
   | { type: "thinking"; text: string; signature?: string }
-  | { type: "tool-call"; callId: string; name: string; args: unknown };
+  /** `providerCallId`: the id the provider gave the call, sent in its place on the wire (CONTRACT §7.6). */
+  | { type: "tool-call"; callId: string; name: string; args: unknown; providerCallId?: string };
 
 export type ToolResultPart = {
   type: "tool-result";
   callId: string;
+  providerCallId?: string;
   name: string;
   status: "ok" | "error" | "interrupted" | "rejected";
   output: unknown;

@@ -56,6 +56,8 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
   let assistantInvocation: string | undefined;
   let results: ToolResultPart[] | null = null;
   const pending = new Set<string>();
+  const wireIds = new Map<string, string>();
+  const usedWire = new Set<string>();
   let heldInput: string[] = [];
 
   const flushAssistant = () => {
@@ -112,7 +114,21 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
             : { type: "thinking", text: c.text },
         );
       else {
-        assistant.push({ type: "tool-call", callId: c.callId, name: c.name, args: c.args });
+        // CONTRACT §7.6: the runtime's call id, and the provider's own for the wire.
+        // A provider id seen before in this request (some reuse "call_0") stays off the wire.
+        const given = (c as { providerCallId?: unknown }).providerCallId;
+        const providerCallId = typeof given === "string" && !usedWire.has(given) ? given : undefined;
+        if (providerCallId !== undefined) {
+          usedWire.add(providerCallId);
+          wireIds.set(c.callId, providerCallId);
+        }
+        assistant.push({
+          type: "tool-call",
+          callId: c.callId,
+          name: c.name,
+          args: c.args,
+          ...(providerCallId !== undefined ? { providerCallId } : {}),
+        });
         pending.add(c.callId);
       }
       continue;
@@ -122,7 +138,15 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
       results ??= [];
       const mark = offloadOf(e) ?? input.placeholders?.get(c.callId) ?? blobMark(c.response);
       const output = mark ? placeholderFor(c.name, mark) : c.response;
-      results.push({ type: "tool-result", callId: c.callId, name: c.name, status: c.status, output });
+      const wireId = wireIds.get(c.callId);
+      results.push({
+        type: "tool-result",
+        callId: c.callId,
+        ...(wireId !== undefined ? { providerCallId: wireId } : {}),
+        name: c.name,
+        status: c.status,
+        output,
+      });
       pending.delete(c.callId);
       if (pending.size === 0) {
         flushResults();
