@@ -1,3 +1,5 @@
+import { tokensForChars } from "../projections";
+
 /**
  * The input-token threshold for window W with `maxOut` tokens reserved for output:
  * min(floor(0.9·W), W − maxOut − min(ceil(0.02·W), 1000)) (DESIGN §6).
@@ -25,6 +27,6 @@ export function estimateRequestTokens(input: {
   charsSinceReport: number;
   charsWhole: number;
 }): number {
-  if (input.reportedInputTokens === null) return Math.ceil(input.charsWhole / 4);
-  return input.reportedInputTokens + Math.ceil(input.charsSinceReport / 4);
+  if (input.reportedInputTokens === null) return tokensForChars(input.charsWhole);
+  return input.reportedInputTokens + tokensForChars(input.charsSinceReport);
 }

@@ -1,6 +1,12 @@
 import type { Event, EventStore } from "../log";
 import type { ModelConfig, NeutralMessage, ToolSpec } from "../model/types";
-import { buildModelMessages, type OffloadMark, type SessionSummary } from "../projections";
+import {
+  buildModelMessages,
+  CHARS_PER_TOKEN,
+  type OffloadMark,
+  type SessionSummary,
+  tokensForChars,
+} from "../projections";
 import type { SqlLike } from "../storage";
 import { PREVIEW_BYTES } from "../tools";
 import { computeThreshold, estimateRequestTokens } from "./budget";
@@ -88,7 +94,7 @@ export function compactionBudget(input: {
   return {
     fixedTokens: input.fixedTokens,
     summaryTokens,
-    summaryMaxChars: summaryTokens * 4,
+    summaryMaxChars: summaryTokens * CHARS_PER_TOKEN,
     keepTokens: Math.floor(available * WORKING_SET_SHARE),
     fitTokens: input.threshold - input.fixedTokens - summaryTokens - Math.ceil(0.05 * input.threshold),
   };
@@ -217,11 +223,8 @@ export type CompactionPlan = {
 };
 
 export function fixedTokens(input: ContextInput): number {
-  return (
-    Math.ceil(
-      JSON.stringify({ messages: [{ role: "system", content: input.system }], tools: input.tools }).length / 4,
-    ) + CHECKPOINT_FRAMING_TOKENS
-  );
+  const fixed = JSON.stringify({ messages: [{ role: "system", content: input.system }], tools: input.tools });
+  return tokensForChars(fixed.length) + CHECKPOINT_FRAMING_TOKENS;
 }
 
 /** Chooses the waterline and the placeholders for one escalation level, or null when the level cannot help. */

@@ -1,6 +1,6 @@
 import type { Event } from "../log";
 import { type ModelConfig, type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
-import { offloadOf } from "../projections";
+import { offloadOf, tokensForChars } from "../projections";
 import { serializeToolResponse } from "../tools";
 import { CHECKPOINT_SECTIONS, type PlaceholderMark, validateSummary } from "./checkpoint";
 
@@ -129,7 +129,7 @@ export function buildSummaryRequest(input: {
 
 /** ~chars/4 of a request as sent (messages and tools): the same estimator as every other request. */
 export function requestTokens(request: Pick<ModelRequest, "messages" | "tools">): number {
-  return Math.ceil(JSON.stringify({ messages: request.messages, tools: request.tools }).length / 4);
+  return tokensForChars(JSON.stringify({ messages: request.messages, tools: request.tools }).length);
 }
 
 export type SummaryUsage = { inputTokens: number; outputTokens: number; cachedInputTokens?: number };

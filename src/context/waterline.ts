@@ -1,5 +1,5 @@
 import { type Event, isBlobRef } from "../log";
-import { type OffloadMark, offloadOf, placeholderFor } from "../projections";
+import { type OffloadMark, offloadOf, placeholderFor, tokensForChars } from "../projections";
 import { serializeToolResponse, utf8ByteLength } from "../tools";
 
 /** Results over this size that are older than the last few become placeholders at a compaction (DESIGN §6). */
@@ -57,7 +57,7 @@ export function eventCost(e: Event, marks: ReadonlyMap<string, OffloadMark>): nu
     const mark = offloadOf(e) ?? marks.get(c.callId);
     shown = { ...c, response: mark ? placeholderFor(c.name, mark) : c.response };
   }
-  return Math.ceil(JSON.stringify(shown).length / 4) + MESSAGE_OVERHEAD_TOKENS;
+  return tokensForChars(JSON.stringify(shown).length) + MESSAGE_OVERHEAD_TOKENS;
 }
 
 /**

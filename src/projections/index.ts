@@ -1,10 +1,12 @@
 export {
   buildModelMessages,
+  CHARS_PER_TOKEN,
   type ContextInput,
   estimateTokens,
   type OffloadMark,
   offloadOf,
   placeholderFor,
+  tokensForChars,
 } from "./model-context";
 export {
   buildRecoveryPlan,

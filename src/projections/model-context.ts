@@ -168,8 +168,16 @@ function blobMark(response: unknown): OffloadMark | null {
   return isBlobRef(response) ? { sha256: response.$blob.sha256, bytes: response.$blob.bytes, preview: "" } : null;
 }
 
+/** The one token estimator (DESIGN §6): characters per token for text the provider has not counted. */
+export const CHARS_PER_TOKEN = 4;
+
+/** ~chars/4 of a length in characters. */
+export function tokensForChars(chars: number): number {
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
 /** ~chars/4: the estimate for text the provider has not yet counted for us. */
 export function estimateTokens(value: unknown): number {
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  return Math.ceil((text?.length ?? 0) / 4);
+  return tokensForChars(text?.length ?? 0);
 }

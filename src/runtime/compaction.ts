@@ -31,6 +31,7 @@ import {
 } from "../context";
 import { type Event, type EventDraft, type EventStore, isBlobRef } from "../log";
 import type { ModelProvider } from "../model/types";
+import { CHARS_PER_TOKEN } from "../projections";
 import { cutUtf8, makePlaceholder, PREVIEW_BYTES, serializeToolResponse } from "../tools";
 
 export type PrepareDeps = ContextDeps & {
@@ -160,7 +161,7 @@ async function summarise(
       rejected: "x".repeat(300),
     }),
   );
-  const pieceChars = (job.threshold - overhead) * 4 - 64;
+  const pieceChars = (job.threshold - overhead) * CHARS_PER_TOKEN - 64;
   const lines = renderEvents(job.events, new Map(job.placeholders.map((p) => [p.callId, p])));
   if (lines.length === 0) lines.push("(no new visible events; shorten the previous summary to fit its bound)");
   const pieces = pieceChars >= 2000 ? splitPieces(lines, pieceChars) : [];
