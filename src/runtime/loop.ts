@@ -60,12 +60,16 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
       await rt.deps.setAlarm(rt.now());
       return;
     }
+    // The dead-man alarm; a slice retrying a head that failed before comes back after the
+    // backoff of CONTRACT §7.13 if it dies too, not sooner.
+    let lease = rt.policy.leaseMs;
     if (!recorded) {
       // CONTRACT §7.13: before any work, the head this slice starts from.
-      recordSliceStart(rt.deps.sql, head);
+      const started = recordSliceStart(rt.deps.sql, head);
+      if (started > 1) lease = Math.max(lease, sliceBackoff(started, rt.policy));
       recorded = true;
     }
-    await rt.deps.setAlarm(rt.now() + rt.policy.leaseMs);
+    await rt.deps.setAlarm(rt.now() + lease);
     const base = { turnId: turn.turnId, runId: turn.runId };
     if (!(await carryOut(rt, step, base, startedAt))) {
       const after = rt.summary;
