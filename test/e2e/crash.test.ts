@@ -303,9 +303,12 @@ function checkRecovered(o: CrashObservation, x: Expectation) {
     expect(message).toMatch(/may or may not have happened/);
     expect(message).toMatch(/inspect/);
     expect(message).toMatch(/retry/);
-    // The model's next request carries the interrupted result for that call.
+    // The model's next request carries the interrupted result for that call, under the
+    // provider's own id on the wire (CONTRACT §7.6: the log's callId is the runtime's).
     const next = o.fake.chatRequests()[o.continuedIndex]!.body.messages;
-    const toolMsg = next.find((m) => m.role === "tool" && m.tool_call_id === killedCall.callId);
+    const wireId = (killedCall as { providerCallId?: string }).providerCallId ?? killedCall.callId;
+    expect(wireId, why).not.toBe(killedCall.callId);
+    const toolMsg = next.find((m) => m.role === "tool" && m.tool_call_id === wireId);
     expect(toolMsg, JSON.stringify(next, null, 1).slice(-3000)).toBeDefined();
     expect(messageText(toolMsg)).toMatch(/may or may not have happened/);
     expect(messageText(toolMsg)).toMatch(/inspect/);
