@@ -516,7 +516,16 @@ describe("F9 with placeholders: kill -9 after a compaction archived older result
     const outputs = new Map(
       next.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, toolOutput(m)] as const),
     );
-    const shown = (redone.placeholders ?? []).filter((p) => outputs.has(p.callId));
+    // On the wire a call goes under the provider's own id (CONTRACT §7.6); the log's callId is the runtime's.
+    const wireOf = new Map(
+      r.final.events.flatMap((e) =>
+        e.content?.type === "functionCall"
+          ? [[e.content.callId, (e.content as { providerCallId?: string }).providerCallId ?? e.content.callId] as const]
+          : [],
+      ),
+    );
+    const wire = (callId: string) => wireOf.get(callId) ?? callId;
+    const shown = (redone.placeholders ?? []).filter((p) => outputs.has(wire(p.callId)));
     expect(shown.length).toBeGreaterThanOrEqual(1);
     const nextJson = JSON.stringify(next.body);
     for (const p of shown) {
@@ -525,7 +534,7 @@ describe("F9 with placeholders: kill -9 after a compaction archived older result
       expect(round, `call ${p.callId}`).toBeDefined();
       // The end of the document is not in the request: only its placeholder's preview is.
       expect(nextJson).not.toContain(`DOCTEXT-${round}-99 `);
-      expect(outputs.get(p.callId)).toEqual({
+      expect(outputs.get(wire(p.callId))).toEqual({
         offloaded: true,
         tool: "http_fetch",
         bytes: p.bytes,
