@@ -196,7 +196,7 @@ describe("model attempts are durable and visible", () => {
       const events = h.events();
       expect(attemptsOf(events)).toEqual([]);
       expect(events.at(-2)?.content).toMatchObject({ type: "error", code: "model_failed" });
-      expect((events.at(-2)?.content as { message: string }).message).toContain("too_long");
+      expect((events.at(-2)!.content as { message: string }).message).toContain("too_long");
       expect(events.at(-1)?.actions?.turnClose?.reason).toBe("failed");
     });
   });
