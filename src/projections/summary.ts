@@ -92,6 +92,11 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNotice)
       next.recoveryNotice = { reissued: [], ...(delta.recoveryNotice as Omit<RecoveryNotice, "reissued">) };
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
+    // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
+    // they were not the turn's requests).
+    const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
+    if (compacted && typeof compacted.inputTokens === "number" && typeof compacted.outputTokens === "number")
+      next.usage = addUsage(next.usage, compacted as TokenUsage);
   }
   if (e.author === "user" && e.content?.type === "text" && !next.openTurn && e.turnId) {
     next.openTurn = {

@@ -156,6 +156,29 @@ describe("reduceSummary", () => {
     expect(s.lastUsage).toEqual({ requestSeq: 7, throughSeq: 6, inputTokens: 150 });
   });
 
+  it("a checkpoint's compaction usage counts in usage, not in lastUsage (CONTRACT §7.29)", () => {
+    const s = summaryOf((ev) => {
+      ev.user("hi");
+      ev.modelRequest(2);
+      ev.modelText("done", { tokenUsage: { inputTokens: 150, outputTokens: 5 }, endInvocation: true });
+      ev.stateDelta(
+        {
+          checkpoint: {
+            id: "ckpt_1",
+            throughSeq: 3,
+            sourceDigest: "d",
+            prevId: null,
+            summary: "…",
+            usage: { inputTokens: 1000, outputTokens: 200, cachedInputTokens: 10 },
+          },
+        },
+        "runtime",
+      );
+    });
+    expect(s.usage).toEqual({ inputTokens: 1150, outputTokens: 205, cachedInputTokens: 10 });
+    expect(s.lastUsage).toEqual({ requestSeq: 3, throughSeq: 2, inputTokens: 150 });
+  });
+
   it("turnClose clears openTurn and pendingApprovals and records the reason", () => {
     const s = summaryOf((ev) => {
       ev.user("rm");
