@@ -10,6 +10,7 @@ import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
+import { workRoutes } from "./work";
 
 /**
  * The HTTP edge (DESIGN §2): one middleware per concern in the order of CONTRACT §7.1
@@ -29,6 +30,7 @@ export function createApp() {
   turnRoutes(app);
   readRoutes(app);
   socketRoutes(app);
+  workRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

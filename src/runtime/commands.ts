@@ -34,7 +34,9 @@ export function appendMessage(
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  const key = input.idempotencyKey ? `message:${input.idempotencyKey}` : null;
+  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), in its own key space.
+  const scope = input.source.startsWith("inbox:") ? "inbox" : "message";
+  const key = input.idempotencyKey ? `${scope}:${input.idempotencyKey}` : null;
   if (key) {
     const prior = readIdempotentAnswer(rt.deps.sql, key);
     if (prior) return { answer: prior, opened: false, repeated: true };

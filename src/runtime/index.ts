@@ -15,4 +15,15 @@ export {
   retryAt,
   sliceBackoff,
 } from "./retry";
+export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "./schedule";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
+export {
+  createTrigger,
+  deleteTrigger,
+  fireDueTriggers,
+  runsOf,
+  startQueuedRun,
+  triggerExists,
+  triggersOf,
+} from "./triggers";
+export { applyWorkEvents, catchUpWork, nextTriggerDue } from "./work-store";

@@ -160,6 +160,7 @@ export class SessionRuntime implements RuntimeCtx {
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
+      this.deps.onAppend?.(evs);
       also?.(evs);
     });
     this.#summary = next;

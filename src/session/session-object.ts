@@ -14,7 +14,21 @@ import {
 import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
-import { SessionRuntime } from "../runtime";
+import {
+  applyWorkEvents,
+  catchUpWork,
+  createTrigger,
+  deleteTrigger,
+  fireDueTriggers,
+  nextAlarm,
+  nextTriggerDue,
+  runsOf,
+  type Schedule,
+  SessionRuntime,
+  startQueuedRun,
+  triggerExists,
+  triggersOf,
+} from "../runtime";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
 import { pumpSocket, type SocketAttachment } from "./sockets";
@@ -30,6 +44,7 @@ const MAX_FRAME_BYTES = 1_048_576;
 export class SessionObject extends DurableObject<Env> {
   readonly #store: EventStore;
   readonly #runtime: SessionRuntime;
+  readonly #arm: (loop: number | null) => Promise<void>;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -38,13 +53,21 @@ export class SessionObject extends DurableObject<Env> {
     transactionSync(() => applyMigrations(sql));
     const sessionId = ctx.id.toString();
     this.#store = new EventStore(sql, sessionId, transactionSync);
+    catchUpWork(sql, this.#store, transactionSync);
+    // DESIGN §4: one alarm, at the earliest of what the loop asks for and the next trigger due.
+    const arm = (loop: number | null) => {
+      const at = nextAlarm(loop, nextTriggerDue(sql));
+      return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
+    };
+    this.#arm = arm;
     this.#runtime = new SessionRuntime({
       sessionId,
       store: this.#store,
       sql,
       transactionSync,
-      setAlarm: (at) => ctx.storage.setAlarm(at),
-      deleteAlarm: () => ctx.storage.deleteAlarm(),
+      setAlarm: (at) => arm(at),
+      deleteAlarm: () => arm(null),
+      onAppend: (events) => applyWorkEvents(sql, events),
       // Each provider gets only its own credentials (CONTRACT §1).
       providerFor: (model) => createConfiguredProvider(env, model, (i, init) => fetch(i, init)),
       fetch: (i, init) => fetch(i, init),
@@ -58,7 +81,10 @@ export class SessionObject extends DurableObject<Env> {
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
     });
-    void ctx.blockConcurrencyWhile(() => this.#runtime.ensureAlarm(() => ctx.storage.getAlarm()));
+    void ctx.blockConcurrencyWhile(async () => {
+      await this.#runtime.ensureAlarm(() => ctx.storage.getAlarm());
+      if ((await ctx.storage.getAlarm()) === null) await arm(null);
+    });
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
   }
 
@@ -66,7 +92,9 @@ export class SessionObject extends DurableObject<Env> {
 
   /** One slice of the loop; a failed slice is the runtime's to count and back off (CONTRACT §7.13). */
   override async alarm(): Promise<void> {
+    this.#fireTriggers();
     await this.#runtime.alarm();
+    await this.#afterTurn();
   }
 
   // ---- RPC -------------------------------------------------------------------------------
@@ -108,7 +136,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   stop(): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.stop());
+    return asResult(async () => {
+      const session = this.#runtime.stop();
+      await this.#afterTurn();
+      return session;
+    });
   }
 
   decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Result<Session>> {
@@ -343,6 +375,60 @@ export class SessionObject extends DurableObject<Env> {
       )
       .toArray()[0];
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
+  }
+
+  // ---- work beyond one turn: inbox, triggers, runs (CONTRACT §6) -------------------------
+
+  /** An external message: opens a turn or joins the open one, recorded as `inbox:<source>`. */
+  postInbox(input: { source: string; text: string; correlationId?: string }) {
+    return asResult(() =>
+      this.#runtime.postMessage({
+        text: input.text,
+        source: `inbox:${input.source}`,
+        ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
+      }),
+    );
+  }
+
+  createTrigger(input: { name: string; text: string; schedule: Schedule }) {
+    return asResult(async () => {
+      const trigger = createTrigger(this.#runtime, this.ctx.storage.sql, input);
+      const current = await this.ctx.storage.getAlarm();
+      const at = nextAlarm(current, nextTriggerDue(this.ctx.storage.sql));
+      if (at !== null && at !== current) await this.ctx.storage.setAlarm(at);
+      return trigger;
+    });
+  }
+
+  /** Whether this session has a trigger of this name (looked up before any body, CONTRACT §7.1). */
+  hasTrigger(name: string): boolean {
+    return this.#runtime.exists() && triggerExists(this.ctx.storage.sql, name);
+  }
+
+  deleteTrigger(name: string) {
+    return asResult(() => deleteTrigger(this.#runtime, this.ctx.storage.sql, name));
+  }
+
+  listTriggers() {
+    return asResult(() => triggersOf(this.#runtime, this.ctx.storage.sql));
+  }
+
+  listRuns() {
+    return asResult(() => runsOf(this.#runtime, this.ctx.storage.sql));
+  }
+
+  /** Fires what is due; a failure here must not keep the run loop from its slice. */
+  #fireTriggers() {
+    try {
+      fireDueTriggers(this.#runtime, this.ctx.storage.sql);
+    } catch (err) {
+      console.error("highwater: firing triggers failed", err);
+    }
+  }
+
+  /** With no turn open, a run queued behind the last one starts, in a fresh slice. */
+  async #afterTurn() {
+    if (startQueuedRun(this.#runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
   }
 }
 

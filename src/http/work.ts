@@ -1,0 +1,83 @@
+import { z } from "zod";
+import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../contract";
+import { cronProblem, TRIGGER_NAME } from "../runtime";
+import { readJson, readNoBody } from "./body";
+import { resource } from "./routing";
+import { parseInput } from "./schemas";
+import type { EdgeApp, EdgeContext } from "./types";
+
+/** CONTRACT §6: sources and trigger names share one pattern. */
+const NAME = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9._-]{1,64}");
+
+export const InboxMessage = z.strictObject({
+  source: NAME,
+  text: MessageText,
+  correlationId: IdempotencyKey.optional(),
+});
+
+/** Ten years: an interval longer than that is a mistake, not a schedule. */
+const MAX_EVERY_SECONDS = 10 * 365 * 24 * 3600;
+
+export const TriggerSchedule = z.union([
+  z.strictObject({ everySeconds: z.number().int().min(1).max(MAX_EVERY_SECONDS) }),
+  z.strictObject({
+    cron: z
+      .string()
+      .max(200)
+      .superRefine((s, ctx) => {
+        const problem = cronProblem(s);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+  }),
+  // ISO-8601 in UTC (`Z`), as CONTRACT §7.32 says; offsets are refused.
+  z.strictObject({ at: z.iso.datetime({ offset: false }) }),
+]);
+
+export const CreateTrigger = z.strictObject({ name: NAME, text: MessageText, schedule: TriggerSchedule });
+
+/** 413 for a text is decided from the raw value, before the schema (CONTRACT §2). */
+function checkText(raw: unknown) {
+  const text = (raw as { text?: unknown } | null | undefined)?.text;
+  if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
+    throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
+}
+
+async function bodyOf<T extends z.ZodType>(c: EdgeContext, schema: T): Promise<z.infer<T>> {
+  const raw = await readJson(c, undefined);
+  checkText(raw);
+  return parseInput(schema, raw);
+}
+
+/** Work beyond one turn (CONTRACT §6): the inbox, triggers and the runs they start. */
+export function workRoutes(app: EdgeApp): void {
+  resource(app, "/v1/sessions/:id/inbox", {
+    POST: async (c) => {
+      const body = await bodyOf(c, InboxMessage);
+      return c.json(unwrap(await c.get("session").postInbox(body)), 202);
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/triggers", {
+    GET: async (c) => c.json(unwrap(await c.get("session").listTriggers())),
+    POST: async (c) => {
+      const body = await bodyOf(c, CreateTrigger);
+      if ("at" in body.schedule && Date.parse(body.schedule.at) <= Date.now())
+        throw new ApiError("bad_request", "schedule.at: is in the past");
+      return c.json(unwrap(await c.get("session").createTrigger(body)), 201);
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/triggers/:name", {
+    DELETE: async (c) => {
+      const name = c.req.param("name") ?? "";
+      if (!(await c.get("session").hasTrigger(name))) throw new ApiError("not_found", "unknown trigger");
+      await readNoBody(c);
+      unwrap(await c.get("session").deleteTrigger(name));
+      return c.body(null, 204);
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/runs", {
+    GET: async (c) => c.json(unwrap(await c.get("session").listRuns())),
+  });
+}
