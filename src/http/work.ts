@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../contract";
-import { cronProblem, TRIGGER_NAME } from "../runtime";
+// The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
+import { cronProblem, TRIGGER_NAME } from "../runtime/schedule";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
 import { parseInput } from "./schemas";
