@@ -7,8 +7,9 @@ import type { NextContext } from "../context";
 import { ERROR_STATUS } from "../contract/errors";
 import type { Event, VerifyResult } from "../log";
 import type { Session, SessionOptions, TranscriptItem } from "../projections";
+import type { Run, Trigger, TriggerSchedule } from "../projections/runs";
 
-export type { Event, Session, SessionOptions, TranscriptItem, VerifyResult };
+export type { Event, Run, Session, SessionOptions, TranscriptItem, Trigger, TriggerSchedule, VerifyResult };
 
 export type ContextView = Omit<NextContext, "throughSeq" | "tools">;
 export type EventsPage = { events: Event[]; highWater: number; headDigest: string };
@@ -214,6 +215,31 @@ export class HighwaterClient {
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */
   createTicket(id: string): Promise<Ticket> {
     return this.#json("POST", `${sessionPath(id)}/tickets`);
+  }
+
+  // ---- work beyond one turn (CONTRACT §6) ------------------------------------------------
+
+  /** An external message, recorded as `inbox:<source>`; a repeated `correlationId` returns the first answer. */
+  inbox(id: string, message: { source: string; text: string; correlationId?: string }): Promise<Accepted> {
+    return this.#json("POST", `${sessionPath(id)}/inbox`, message);
+  }
+
+  createTrigger(id: string, trigger: { name: string; text: string; schedule: TriggerSchedule }): Promise<Trigger> {
+    return this.#json("POST", `${sessionPath(id)}/triggers`, trigger);
+  }
+
+  listTriggers(id: string): Promise<{ triggers: Trigger[] }> {
+    return this.#json("GET", `${sessionPath(id)}/triggers`);
+  }
+
+  /** Stops a trigger: it fires no more. */
+  async deleteTrigger(id: string, name: string): Promise<void> {
+    await this.#request("DELETE", `${sessionPath(id)}/triggers/${encodeURIComponent(name)}`);
+  }
+
+  /** The session's runs, newest first: every turn, and every trigger firing (skips coalesced). */
+  runs(id: string): Promise<{ runs: Run[] }> {
+    return this.#json("GET", `${sessionPath(id)}/runs`);
   }
 
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
