@@ -21,6 +21,7 @@ export {
   createTrigger,
   deleteTrigger,
   fireDueTriggers,
+  queuedRunReady,
   runsOf,
   startQueuedRun,
   triggerExists,

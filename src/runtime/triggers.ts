@@ -81,6 +81,11 @@ export function fireDueTriggers(rt: RuntimeCtx, sql: SqlLike): boolean {
   return firings.some((f) => f.disposition === "start");
 }
 
+/** A run is queued and no turn is open: it is due to start now (after a crash between the two, too). */
+export function queuedRunReady(rt: RuntimeCtx, sql: SqlLike): boolean {
+  return rt.summary !== null && rt.summary.openTurn === null && oldestQueuedRun(sql) !== null;
+}
+
 /** CONTRACT §6: a firing queued behind another turn starts once no turn is open. True when it did. */
 export function startQueuedRun(rt: RuntimeCtx, sql: SqlLike): boolean {
   const s = rt.summary;

@@ -22,6 +22,7 @@ import {
   fireDueTriggers,
   nextAlarm,
   nextTriggerDue,
+  queuedRunReady,
   runsOf,
   type Schedule,
   SessionRuntime,
@@ -83,7 +84,9 @@ export class SessionObject extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       await this.#runtime.ensureAlarm(() => ctx.storage.getAlarm());
-      if ((await ctx.storage.getAlarm()) === null) await arm(null);
+      // A run queued behind a turn that closed just before a crash starts now, not at the next firing.
+      if (queuedRunReady(this.#runtime, sql)) await arm(Date.now());
+      else if ((await ctx.storage.getAlarm()) === null) await arm(null);
     });
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
   }
@@ -93,6 +96,7 @@ export class SessionObject extends DurableObject<Env> {
   /** One slice of the loop; a failed slice is the runtime's to count and back off (CONTRACT §7.13). */
   override async alarm(): Promise<void> {
     this.#fireTriggers();
+    startQueuedRun(this.#runtime, this.ctx.storage.sql);
     await this.#runtime.alarm();
     await this.#afterTurn();
   }
@@ -393,9 +397,8 @@ export class SessionObject extends DurableObject<Env> {
   createTrigger(input: { name: string; text: string; schedule: Schedule }) {
     return asResult(async () => {
       const trigger = createTrigger(this.#runtime, this.ctx.storage.sql, input);
-      const current = await this.ctx.storage.getAlarm();
-      const at = nextAlarm(current, nextTriggerDue(this.ctx.storage.sql));
-      if (at !== null && at !== current) await this.ctx.storage.setAlarm(at);
+      // Whatever the alarm holds (a lease, a retry, an earlier firing) stays if it comes first.
+      await this.#arm(await this.ctx.storage.getAlarm());
       return trigger;
     });
   }
