@@ -3,6 +3,7 @@ import { BlobStore } from "./blobs";
 import { canonical } from "./canonical";
 import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
+import { modelViewOf } from "./model-view";
 
 /** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
 export const INLINE_EVENT_LIMIT = 512 * 1024;
@@ -29,6 +30,7 @@ function parseRow(row: EventRow): Event {
  */
 export class EventStore {
   #head: Head | null = null;
+  #viewReady = false;
   readonly blobs: BlobStore;
 
   constructor(
@@ -80,6 +82,10 @@ export class EventStore {
             body,
             digest,
           );
+          // The model view is written with its event, so the cache is never behind the log.
+          const view = modelViewOf(event);
+          if (view)
+            this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
           highWater = seq;
           headDigest = digest;
           out.push({ ...event, digest } as Event);
@@ -136,11 +142,63 @@ export class EventStore {
   /**
    * What the model context is built from: visible events after `after`, plus the hidden
    * `modelRequest` markers, which tell where input arrived while the model was answering.
+   * Read through the model view: an offloaded result comes back holding its placeholder, and
+   * its logged body is never read, so a build costs the same with 3 or 300 results archived.
    */
   readContextEventsAfter(after: number): Event[] {
-    return this.#rows("seq > ? AND (visibility = 'visible' OR kind = 'modelRequest') ORDER BY seq", after).map(
-      parseRow,
-    );
+    this.#ensureModelView();
+    // COALESCE evaluates lazily: an event with a view row never has its own body or digest read
+    // (the digest column follows the body in the row, so reading it would walk the body too).
+    return this.sql
+      .exec<EventRow>(
+        `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
+         FROM events e LEFT JOIN model_view v ON v.seq = e.seq
+         WHERE e.seq > ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
+        after,
+      )
+      .toArray()
+      .map(parseRow);
+  }
+
+  /** Rebuilds the model view from the log when it is not known to be complete (upgraded or lost). */
+  #ensureModelView(): void {
+    if (this.#viewReady) return;
+    const built = this.sql.exec("SELECT 1 AS ok FROM caches WHERE name = 'model_view'").toArray().length > 0;
+    if (!built) this.rebuildModelView();
+    this.#viewReady = true;
+  }
+
+  /**
+   * Rewrites the model view from the log in one transaction, a page of offloaded results at a
+   * time (only their rows leave SQLite). The view is a cache: dropping it loses nothing.
+   */
+  rebuildModelView(): void {
+    this.transactionSync(() => {
+      this.sql.exec("DELETE FROM model_view");
+      let after = 0;
+      for (;;) {
+        const page = this.#rows(
+          "kind = 'functionResponse' AND seq > ? AND json_extract(body, '$.actions.stateDelta.offload.sha256') IS NOT NULL ORDER BY seq LIMIT 64",
+          after,
+        );
+        for (const row of page) {
+          const view = modelViewOf(JSON.parse(row.body) as Event);
+          if (view)
+            this.sql.exec(
+              "INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)",
+              row.seq,
+              canonical(view),
+              row.digest,
+            );
+        }
+        if (page.length < 64) break;
+        after = page[page.length - 1]!.seq;
+      }
+      this.sql.exec(
+        "INSERT OR REPLACE INTO caches (name, built_through) VALUES ('model_view', ?)",
+        this.head().highWater,
+      );
+    });
   }
 
   get(seq: number): Event | null {
