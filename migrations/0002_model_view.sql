@@ -15,3 +15,7 @@ CREATE TABLE caches (
 );
 -- An empty log has nothing to rebuild; a log upgraded from 0001 rebuilds its view on first read.
 INSERT INTO caches (name, built_through) SELECT 'model_view', 0 WHERE NOT EXISTS (SELECT 1 FROM events);
+
+-- When a blob's stored bytes were read back and matched its size and sha256 (at `put`), so that
+-- paging through an archive need not hash the whole blob again. Blobs stored before are checked once.
+ALTER TABLE blobs ADD COLUMN verified_at TEXT;

@@ -9,6 +9,8 @@ import { offloadedLogDrafts } from "./bounded-log";
 // The committed DDL: a new migration updates it in the same commit (copy the "Received" text of a failure).
 import SCHEMA_SNAPSHOT from "./schema.snapshot.sql";
 
+const HELLO_SHA = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+
 type Sql = DurableObjectState["storage"]["sql"];
 
 /** The schema as SQLite records it, without the platform's own tables. */
@@ -77,6 +79,12 @@ describe("migrations", () => {
           "INSERT INTO files (path, content, bytes, version, updated_at, seq) VALUES ('a.txt', 'hello', 5, 1, 't', 3)",
         );
         sql.exec("INSERT INTO meta (key, value) VALUES ('summary', '{\"x\":1}')");
+        sql.exec("INSERT INTO blobs (sha256, bytes, media_type, chunks) VALUES (?, 5, 'text/plain', 1)", HELLO_SHA);
+        sql.exec(
+          "INSERT INTO blob_chunks (sha256, idx, data) VALUES (?, 0, ?)",
+          HELLO_SHA,
+          new TextEncoder().encode("hello"),
+        );
       });
       const eventsBefore = sql.exec("SELECT * FROM events ORDER BY seq").toArray();
       const rawMessages = JSON.stringify(
@@ -105,6 +113,11 @@ describe("migrations", () => {
       );
       expect(viewed).toBe(rawMessages);
       expect(sql.exec("SELECT COUNT(*) AS n FROM model_view").one().n).toBe(5);
+      // A blob stored before verification was recorded is checked once, then marked.
+      const blob = store.blobs.meta(HELLO_SHA)!;
+      expect(blob).toMatchObject({ bytes: 5, verifiedAt: null });
+      expect(store.blobs.verifiedOnce(blob)).toBe(true);
+      expect(store.blobs.meta(HELLO_SHA)!.verifiedAt).not.toBeNull();
       // And appends after the upgrade keep it current.
       store.append(offloadedLogDrafts(1, 40_000).slice(1));
       expect(sql.exec("SELECT COUNT(*) AS n FROM model_view").one().n).toBe(6);

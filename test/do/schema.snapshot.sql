@@ -21,7 +21,7 @@ CREATE TABLE blobs (
   bytes INTEGER NOT NULL,
   media_type TEXT NOT NULL,
   chunks INTEGER NOT NULL
-);
+, verified_at TEXT);
 
 -- table caches
 CREATE TABLE caches (
