@@ -274,7 +274,11 @@ export function createApp() {
 
   app.get("/v1/sessions/:id/transcript", async (c) => {
     await rateLimit(c);
-    return c.json(unwrap(await c.get("session").transcript()));
+    const after = c.req.query("after");
+    const limit = c.req.query("limit");
+    // The object validates the numbers (it answers 404 for an unknown session first).
+    const page = { after: after === undefined ? 0 : Number(after), limit: limit === undefined ? 200 : Number(limit) };
+    return c.json(unwrap(await c.get("session").transcript(page)));
   });
 
   app.get("/v1/sessions/:id/context", async (c) => {
@@ -327,7 +331,9 @@ export function createApp() {
 
   app.get("/v1/sessions/:id/files", async (c) => {
     await rateLimit(c);
-    return c.json(unwrap(await c.get("session").files()));
+    const limit = c.req.query("limit");
+    const page = { after: c.req.query("after") ?? null, limit: limit === undefined ? 1000 : Number(limit) };
+    return c.json(unwrap(await c.get("session").files(page)));
   });
 
   app.get("/v1/sessions/:id/files/*", async (c) => {

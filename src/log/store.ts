@@ -234,6 +234,16 @@ export class EventStore {
     return problems;
   }
 
+  /** Stored rows with `after` < seq ≤ `through`, at most `limit`: a chunk of a verification. */
+  readRows(after: number, through: number, limit: number): EventRow[] {
+    return this.#rows("seq > ? AND seq <= ? ORDER BY seq LIMIT ?", after, through, limit);
+  }
+
+  /** Approval decisions after `after` (they name a request, not a call, so `readByCall` misses them). */
+  readDecisionsAfter(after: number): Event[] {
+    return this.#rows("kind = 'permissionDecision' AND seq > ? ORDER BY seq", after).map(parseRow);
+  }
+
   /** Raw rows in pages, for verification without holding the whole log in memory. */
   *scanRows(pageSize = 1000): Generator<{ seq: number; body: string; digest: string }> {
     let after = 0;

@@ -32,4 +32,4 @@ export {
   type SessionSummary,
   toSession,
 } from "./summary";
-export { buildTranscript, type TranscriptItem } from "./transcript";
+export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";

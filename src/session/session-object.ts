@@ -2,18 +2,23 @@ import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../http/frames";
 import { mergeModel } from "../http/model-options";
-import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
+import { ChainVerifier, type Event, EventStore, sha256Hex } from "../log";
 import { createProvider, type ModelConfig } from "../model";
-import { buildTranscript, type Session, type SessionOptions } from "../projections";
+import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { ApiError, asResult, type Result } from "../runtime/errors";
 import { haltedAtFailpoint, hang } from "../runtime/failpoints";
 import { SessionRuntime } from "../runtime/session-runtime";
 import { applyMigrations } from "../storage";
-import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
+import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
 import { pumpSocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
 const MAX_FRAME_BYTES = 1_048_576;
+/** `/verify` checks at most this many events between yields (CONTRACT §7.20). */
+export const VERIFY_CHUNK_EVENTS = 5_000;
+/** A transcript page reads at most this many events, or this many bytes of them. */
+const TRANSCRIPT_SCAN_EVENTS = 5_000;
+const TRANSCRIPT_SCAN_BYTES = 8 * 1024 * 1024;
 
 /**
  * One agent session: a thin Durable Object that wires storage, the alarm, sockets and RPC
@@ -138,12 +143,35 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  transcript() {
+  /**
+   * One page of the transcript (CONTRACT §7.20): items after event `after`, at most `limit`
+   * (1–500). Reads at most TRANSCRIPT_SCAN_EVENTS events or TRANSCRIPT_SCAN_BYTES of them, so a
+   * page costs the same on any log; `next` is the cursor to pass as `after` for the rest.
+   */
+  transcript({ after, limit }: { after: number; limit: number }) {
     return asResult(() => {
       this.#runtime.session();
-      const head = this.#store.head().highWater;
-      // Bounded: the most recent 5,000 events (the full history is in /events and /export).
-      return { items: buildTranscript(this.#store.readFrom(Math.max(1, head - 4_999))) };
+      checkLimit("limit", limit, 1, 500);
+      if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
+      const highWater = this.#store.head().highWater;
+      const events: Event[] = [];
+      let items = 0;
+      let bytes = 0;
+      let cursor = after;
+      while (cursor < highWater && items <= limit && events.length < TRANSCRIPT_SCAN_EVENTS) {
+        const page = this.#store.readSerializedAfter(cursor, 500);
+        if (page.length === 0) break;
+        const chunk = page.map((r) => JSON.parse(r.json) as Event);
+        for (const r of page) bytes += r.json.length;
+        events.push(...chunk);
+        items += buildTranscript(chunk).length;
+        cursor = page.at(-1)!.seq;
+        if (bytes > TRANSCRIPT_SCAN_BYTES) break;
+      }
+      return pageTranscript(events, limit, cursor >= highWater, (callIds, through) => {
+        const later = callIds.flatMap((id) => this.#store.readByCall(id)).filter((e) => e.seq > through);
+        return [...later, ...this.#store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
+      });
     });
   }
 
@@ -154,10 +182,26 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Verifies the log from seq 1 to the `highWater` it started from, in chunks of at most
+   * VERIFY_CHUNK_EVENTS with a macrotask turn between them, so the agent loop and other
+   * requests run meanwhile (CONTRACT §7.20). Rows up to that highWater never change.
+   */
   verify() {
-    return asResult(() => {
+    return asResult(async () => {
       this.#runtime.session();
-      return verifyRows(this.#store.scanRows(), this.ctx.id.toString(), this.#store.blobs);
+      const { highWater } = this.#store.head();
+      const verifier = new ChainVerifier(this.ctx.id.toString(), this.#store.blobs);
+      for (let after = 0; after < highWater; ) {
+        const rows = this.#store.readRows(after, highWater, VERIFY_CHUNK_EVENTS);
+        if (rows.length === 0) break;
+        for (const row of rows) verifier.add(row);
+        after = rows.at(-1)!.seq;
+        if (after < highWater) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      const result = verifier.result();
+      if (result.highWater !== highWater) result.problems.push(`seq ${highWater}: missing`);
+      return { ...result, ok: result.problems.length === 0, highWater };
     });
   }
 
@@ -171,10 +215,12 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  files() {
+  /** One page of the workspace listing, by path (CONTRACT §7.20): `limit` 1–1000, `next` the last path. */
+  files({ after, limit }: { after: string | null; limit: number }) {
     return asResult(() => {
       this.#runtime.session();
-      return { files: listFiles(this.ctx.storage.sql) };
+      checkLimit("limit", limit, 1, 1000);
+      return listFilesPage(this.ctx.storage.sql, after, limit);
     });
   }
 
@@ -313,4 +359,9 @@ export class SessionObject extends DurableObject<Env> {
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
   const err = new ApiError(code, message);
   return Response.json({ error: { code, message } }, { status: err.status });
+}
+
+function checkLimit(name: string, value: number, min: number, max: number) {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ApiError("bad_request", `${name}: an integer from ${min} to ${max}`);
 }
