@@ -10,7 +10,7 @@ import { haltedAtFailpoint, hang } from "../runtime/failpoints";
 import { SessionRuntime } from "../runtime/session-runtime";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
-import { pumpSocket, type SocketAttachment } from "./sockets";
+import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
 const MAX_FRAME_BYTES = 1_048_576;
@@ -271,7 +271,14 @@ export class SessionObject extends DurableObject<Env> {
     const attachment: SocketAttachment = { principal, cursor: after };
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: this.#runtime.session() }));
-    pumpSocket(server, this.#store);
+    // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
+    this.ctx.waitUntil(
+      replaySocket(server, this.#store, {
+        onCaughtUp: (missedSession) => {
+          if (missedSession) server.send(JSON.stringify({ type: "session", session: this.#runtime.session() }));
+        },
+      }),
+    );
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -337,6 +344,11 @@ export class SessionObject extends DurableObject<Env> {
   #broadcast(_events: Event[], session: Session | null) {
     for (const ws of this.ctx.getWebSockets()) {
       try {
+        // A socket still replaying gets these events from its replay, and the session once caught up.
+        if (isCatchingUp(ws)) {
+          if (session) noteSkippedSession(ws);
+          continue;
+        }
         pumpSocket(ws, this.#store);
         if (session) ws.send(JSON.stringify({ type: "session", session }));
       } catch {
