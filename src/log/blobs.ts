@@ -1,5 +1,5 @@
+import { createHash } from "node:crypto";
 import type { SqlLike } from "../storage";
-import { sha256Hex } from "./hash";
 
 /** Chunk size: blob rows stay well under the 2 MB SQLite row limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
@@ -16,6 +16,54 @@ export type BlobMeta = {
 const encoder = new TextEncoder();
 
 /**
+ * The UTF-8 bytes of a text in chunks of exactly `size` bytes (the last may be shorter), encoded
+ * into one reused buffer: a 10 MiB text is never encoded whole. Each chunk is valid only until the
+ * next is taken. The bytes are those of `TextEncoder.encode(text)`.
+ */
+export function* utf8Chunks(text: string, size: number): Generator<Uint8Array> {
+  const buf = new Uint8Array(size);
+  const one = new Uint8Array(4);
+  let filled = 0;
+  let pos = 0;
+  while (pos < text.length) {
+    // Each UTF-16 unit is at least one byte, so this slice is enough to fill the buffer.
+    let end = Math.min(text.length, pos + (size - filled));
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && end - pos > 1 && last >= 0xd800 && last <= 0xdbff) end--; // keep pairs whole
+    const { read, written } = encoder.encodeInto(text.substring(pos, end), buf.subarray(filled));
+    pos += read;
+    filled += written;
+    if (read === 0) {
+      // The next character does not fit in what is left: split its bytes over this chunk and the next.
+      const units = (text.codePointAt(pos) ?? 0) > 0xffff ? 2 : 1;
+      const n = encoder.encodeInto(text.substring(pos, pos + units), one).written;
+      pos += units;
+      for (let k = 0; k < n; ) {
+        const take = Math.min(n - k, size - filled);
+        buf.set(one.subarray(k, k + take), filled);
+        filled += take;
+        k += take;
+        if (filled === size) {
+          yield buf;
+          filled = 0;
+        }
+      }
+      continue;
+    }
+    if (filled === size) {
+      yield buf;
+      filled = 0;
+    }
+  }
+  if (filled > 0 || text.length === 0) yield buf.subarray(0, filled);
+}
+
+function* byteChunks(bytes: Uint8Array, size: number): Generator<Uint8Array> {
+  if (bytes.byteLength === 0) yield bytes;
+  for (let at = 0; at < bytes.byteLength; at += size) yield bytes.subarray(at, at + size);
+}
+
+/**
  * Content-addressed bytes inside one session's SQLite. `put` is synchronous so it
  * can share a transaction with the event that references it; it reads the stored
  * bytes back and checks size and sha256 before returning (archive first, placeholder second),
@@ -25,26 +73,32 @@ export class BlobStore {
   constructor(private readonly sql: SqlLike) {}
 
   put(data: string | Uint8Array, mediaType = "text/plain; charset=utf-8"): BlobMeta {
-    const bytes = typeof data === "string" ? encoder.encode(data) : data;
-    const sha256 = sha256Hex(bytes);
+    // Streamed a chunk at a time, twice (hash, then store): never a whole encoded copy of the value.
+    const chunksOf = () =>
+      typeof data === "string" ? utf8Chunks(data, BLOB_CHUNK_BYTES) : byteChunks(data, BLOB_CHUNK_BYTES);
+    const hash = createHash("sha256");
+    let total = 0;
+    for (const chunk of chunksOf()) {
+      hash.update(chunk);
+      total += chunk.byteLength;
+    }
+    const sha256 = hash.digest("hex");
     const existing = this.meta(sha256);
     // Content-addressed: a blob already stored and verified is the same bytes.
-    if (existing?.verifiedAt && existing.bytes === bytes.byteLength) return existing;
+    if (existing?.verifiedAt && existing.bytes === total) return existing;
     if (existing && this.check(existing)) return this.#markVerified(existing);
-    const chunks = Math.max(1, Math.ceil(bytes.byteLength / BLOB_CHUNK_BYTES));
     this.sql.exec("DELETE FROM blob_chunks WHERE sha256 = ?", sha256);
-    for (let i = 0; i < chunks; i++) {
-      const part = bytes.subarray(i * BLOB_CHUNK_BYTES, (i + 1) * BLOB_CHUNK_BYTES);
-      this.sql.exec("INSERT INTO blob_chunks (sha256, idx, data) VALUES (?, ?, ?)", sha256, i, part);
-    }
+    let chunks = 0;
+    for (const part of chunksOf())
+      this.sql.exec("INSERT INTO blob_chunks (sha256, idx, data) VALUES (?, ?, ?)", sha256, chunks++, part);
     this.sql.exec(
       "INSERT OR REPLACE INTO blobs (sha256, bytes, media_type, chunks, verified_at) VALUES (?, ?, ?, ?, NULL)",
       sha256,
-      bytes.byteLength,
+      total,
       mediaType,
       chunks,
     );
-    const meta: BlobMeta = { sha256, bytes: bytes.byteLength, mediaType, chunks, verifiedAt: null };
+    const meta: BlobMeta = { sha256, bytes: total, mediaType, chunks, verifiedAt: null };
     if (!this.check(meta)) throw new Error(`blob ${sha256} failed its read-back check`);
     return this.#markVerified(meta);
   }
@@ -132,9 +186,20 @@ export class BlobStore {
     return bytes ? new TextDecoder().decode(bytes) : null;
   }
 
-  /** True when the stored bytes have the recorded size and digest. */
+  /** True when the stored bytes have the recorded size and digest. Reads one chunk at a time. */
   check(meta: Pick<BlobMeta, "sha256" | "bytes">): boolean {
-    const bytes = this.read(meta.sha256);
-    return bytes !== null && bytes.byteLength === meta.bytes && sha256Hex(bytes) === meta.sha256;
+    if (!this.meta(meta.sha256)) return false;
+    const hash = createHash("sha256");
+    let total = 0;
+    for (let idx = 0; ; idx++) {
+      const row = this.sql
+        .exec<{ data: ArrayBuffer }>("SELECT data FROM blob_chunks WHERE sha256 = ? AND idx = ?", meta.sha256, idx)
+        .toArray()[0];
+      if (!row) break;
+      const data = new Uint8Array(row.data);
+      hash.update(data);
+      total += data.byteLength;
+    }
+    return total === meta.bytes && hash.digest("hex") === meta.sha256;
   }
 }

@@ -65,10 +65,18 @@ export class EventStore {
           const seq = highWater + 1;
           let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
           // Serialized once; only an event over the inline limit is rewritten and serialized again.
-          let body = canonical(event);
-          if (body.length > INLINE_EVENT_LIMIT) {
+          // One whose payload is plainly over it is rewritten first: a 10 MiB result is never serialized
+          // inside its event only to be thrown away.
+          let body: string;
+          if (payloadOverLimit(event)) {
             event = this.#externalize(event);
             body = canonical(event);
+          } else {
+            body = canonical(event);
+            if (body.length > INLINE_EVENT_LIMIT) {
+              event = this.#externalize(event);
+              body = canonical(event);
+            }
           }
           const digest = chainDigest(headDigest, body);
           this.sql.exec(
@@ -100,21 +108,24 @@ export class EventStore {
     }
   }
 
-  /** Moves payloads out of an event whose canonical JSON is over the inline limit. */
+  /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
   #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
-    const e = structuredClone(event);
     const toBlob = (value: unknown): BlobRef => {
       const text = typeof value === "string" ? value : canonical(value);
       const meta = this.blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
       return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
     };
+    const e = { ...event };
     const c = e.content;
-    if (c?.type === "functionResponse") c.response = toBlob(c.response);
-    else if (c?.type === "functionCall") c.args = toBlob(c.args);
-    else if (c?.type === "text" || c?.type === "thinking") c.text = toBlob(c.text) as unknown as string;
+    if (c?.type === "functionResponse") e.content = { ...c, response: toBlob(c.response) };
+    else if (c?.type === "functionCall") e.content = { ...c, args: toBlob(c.args) };
+    else if (c?.type === "text" || c?.type === "thinking")
+      e.content = { ...c, text: toBlob(c.text) as unknown as string };
     const delta = e.actions?.stateDelta;
     if (delta && canonical(e).length > INLINE_EVENT_LIMIT) {
-      for (const k of Object.keys(delta)) delta[k] = toBlob(delta[k]);
+      const moved: Record<string, unknown> = {};
+      for (const k of Object.keys(delta)) moved[k] = toBlob(delta[k]);
+      e.actions = { ...e.actions, stateDelta: moved };
     }
     return e;
   }
@@ -254,4 +265,28 @@ export class EventStore {
       after = page[page.length - 1]!.seq;
     }
   }
+}
+
+/** The content payload of an event (what `#externalize` moves first). */
+function payloadOf(e: Pick<Event, "content">): unknown {
+  const c = e.content;
+  if (c?.type === "functionResponse") return c.response;
+  if (c?.type === "functionCall") return c.args;
+  if (c?.type === "text" || c?.type === "thinking") return c.text;
+  return undefined;
+}
+
+/**
+ * True when the payload alone certainly serializes past the inline limit: its strings sum past it
+ * (canonical JSON holds every string at least at its length). Stops counting once past.
+ */
+function payloadOverLimit(e: Pick<Event, "content">): boolean {
+  let left = INLINE_EVENT_LIMIT;
+  const walk = (v: unknown): boolean => {
+    if (typeof v === "string") return (left -= v.length) < 0;
+    if (Array.isArray(v)) return v.some(walk);
+    if (v && typeof v === "object") return Object.values(v).some(walk);
+    return false;
+  };
+  return walk(payloadOf(e));
 }

@@ -57,13 +57,23 @@ export function offloadedLogDrafts(results: number, resultBytes: number): EventD
 }
 
 /** Wraps a SQL handle and counts the bytes of every text and blob value that comes back to JS. */
-export function countingSql(sql: SqlLike): { sql: SqlLike; bytes: () => number; reset: () => void } {
+export function countingSql(sql: SqlLike): {
+  sql: SqlLike;
+  bytes: () => number;
+  /** The most bytes one statement's result held at once. */
+  maxResult: () => number;
+  reset: () => void;
+} {
   let bytes = 0;
+  let maxResult = 0;
   const measure = (row: Record<string, unknown>) => {
+    let n = 0;
     for (const v of Object.values(row)) {
-      if (typeof v === "string") bytes += v.length;
-      else if (v instanceof ArrayBuffer) bytes += v.byteLength;
+      if (typeof v === "string") n += v.length;
+      else if (v instanceof ArrayBuffer) n += v.byteLength;
     }
+    bytes += n;
+    return n;
   };
   const wrapped: SqlLike = {
     exec(query: string, ...bindings: unknown[]) {
@@ -72,11 +82,21 @@ export function countingSql(sql: SqlLike): { sql: SqlLike; bytes: () => number; 
       return Object.assign(Object.create(cursor), {
         toArray: () => {
           const out = toArray();
-          for (const r of out) measure(r as Record<string, unknown>);
+          let n = 0;
+          for (const r of out) n += measure(r as Record<string, unknown>);
+          maxResult = Math.max(maxResult, n);
           return out;
         },
       });
     },
   } as SqlLike;
-  return { sql: wrapped, bytes: () => bytes, reset: () => (bytes = 0) };
+  return {
+    sql: wrapped,
+    bytes: () => bytes,
+    maxResult: () => maxResult,
+    reset: () => {
+      bytes = 0;
+      maxResult = 0;
+    },
+  };
 }

@@ -161,25 +161,26 @@ async function fetchFollowingRedirects(
 }
 
 async function readAnswer(response: Response, url: URL, maxBodyBytes: number, signal: AbortSignal) {
-  const { bytes, truncated } = await readCapped(response, maxBodyBytes, signal);
+  const { text, truncated } = await readCappedText(response, maxBodyBytes, signal);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  return {
-    status: response.status,
-    headers,
-    body: new TextDecoder().decode(bytes),
-    truncated,
-    url: url.href,
-  };
+  return { status: response.status, headers, body: text, truncated, url: url.href };
 }
 
-/** Reads at most `cap` bytes of the body, cut back to a UTF-8 boundary when it had to stop early. */
-async function readCapped(response: Response, cap: number, signal: AbortSignal) {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+/**
+ * Reads at most `cap` bytes of the body as text, cut back to a UTF-8 boundary when it had to stop
+ * early. Decodes chunk by chunk as they arrive (DESIGN §6: a 10 MiB answer is never held as
+ * network chunks, a joined byte copy and its text at once); one chunk is held back undecoded so
+ * that a cut at the cap can see a character split across two chunks.
+ */
+async function readCappedText(response: Response, cap: number, signal: AbortSignal) {
+  if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let held: Uint8Array | null = null;
   let size = 0;
   let truncated = false;
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
@@ -189,24 +190,25 @@ async function readCapped(response: Response, cap: number, signal: AbortSignal) 
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
       const { done, value } = await reader.read();
       if (done) break;
-      // Keep a few bytes past the cap so the cut can see whether it splits a character.
-      const keep = Math.min(value.byteLength, cap + 4 - size);
-      parts.push(keep === value.byteLength ? value : value.subarray(0, keep));
-      size += keep;
-      if (size > cap) {
+      if (value.byteLength === 0) continue;
+      if (size + value.byteLength > cap) {
+        // The cap falls in this chunk: cut the held chunk and this one together at a whole character.
+        const before = held?.byteLength ?? 0;
+        const tail = new Uint8Array(before + value.byteLength);
+        if (held) tail.set(held);
+        tail.set(value, before);
+        held = tail.subarray(0, utf8BoundaryBefore(tail, cap - size + before));
         truncated = true;
         await reader.cancel().catch(() => {});
         break;
       }
+      if (held) pieces.push(decoder.decode(held, { stream: true }));
+      held = value;
+      size += value.byteLength;
     }
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return { bytes: truncated ? all.subarray(0, utf8BoundaryBefore(all, cap)) : all, truncated };
+  pieces.push(decoder.decode(held ?? new Uint8Array(0)));
+  return { text: pieces.length === 1 ? pieces[0]! : pieces.join(""), truncated };
 }
