@@ -78,16 +78,16 @@ export function countingSql(sql: SqlLike): {
   const wrapped: SqlLike = {
     exec(query: string, ...bindings: unknown[]) {
       const cursor = sql.exec(query, ...bindings);
+      // Patched on the cursor itself: its other methods must keep their native `this`.
       const toArray = cursor.toArray.bind(cursor);
-      return Object.assign(Object.create(cursor), {
-        toArray: () => {
-          const out = toArray();
-          let n = 0;
-          for (const r of out) n += measure(r as Record<string, unknown>);
-          maxResult = Math.max(maxResult, n);
-          return out;
-        },
-      });
+      cursor.toArray = () => {
+        const out = toArray();
+        let n = 0;
+        for (const r of out) n += measure(r as Record<string, unknown>);
+        maxResult = Math.max(maxResult, n);
+        return out;
+      };
+      return cursor;
     },
   } as SqlLike;
   return {
