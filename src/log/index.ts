@@ -1,5 +1,5 @@
 export { BLOB_CHUNK_BYTES, type BlobMeta, BlobStore } from "./blobs";
-export { canonical } from "./canonical";
+export { canonical, canonicalOnce } from "./canonical";
 export * from "./event";
 export { chainDigest, GENESIS_DIGEST, sha256Hex } from "./hash";
 export { modelViewOf, type OffloadMark, offloadOf, placeholderFor } from "./model-view";

@@ -1,6 +1,6 @@
 import type { SqlLike, SqlValue } from "../storage";
 import { BlobStore } from "./blobs";
-import { canonical } from "./canonical";
+import { canonical, canonicalOnce } from "./canonical";
 import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 import { modelViewOf } from "./model-view";
@@ -111,7 +111,8 @@ export class EventStore {
   /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
   #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
     const toBlob = (value: unknown): BlobRef => {
-      const text = typeof value === "string" ? value : canonical(value);
+      // The runtime serialized a large result already to measure and archive it: the same text.
+      const text = typeof value === "string" ? value : canonicalOnce(value);
       const meta = this.blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
       return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
     };

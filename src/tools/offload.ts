@@ -1,4 +1,4 @@
-import { canonical, placeholderFor } from "../log";
+import { canonicalOnce, placeholderFor } from "../log";
 import { cutUtf8 } from "./builtin/text";
 
 /** The longest preview a placeholder carries (CONTRACT §5). */
@@ -22,5 +22,5 @@ export function makePlaceholder(
 
 /** The text a tool response is measured and archived as: a string as-is, anything else as canonical JSON. */
 export function serializeToolResponse(response: unknown): string {
-  return typeof response === "string" ? response : canonical(response);
+  return typeof response === "string" ? response : canonicalOnce(response);
 }
