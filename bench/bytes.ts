@@ -59,6 +59,7 @@ function tenMiBResponse(salt: string): Response {
         sent += out.byteLength;
       },
     }),
+    { headers: { "content-length": String(TEN_MIB) } },
   );
 }
 
@@ -161,7 +162,7 @@ export class BenchBytes extends SessionObject {
    * One 10 MiB http_fetch result from the network to the log, as the runtime commits it
    * (serialize, measure, archive, append). `mode` "today" runs today's copies (bench/legacy.ts).
    */
-  async tenMiBResult(mode: "ours" | "today") {
+  async tenMiBResult(mode: "ours" | "today", stop = 9) {
     const salt = crypto.randomUUID();
     const sql = this.ctx.storage.sql;
     const store = this.#store();
@@ -179,10 +180,13 @@ export class BenchBytes extends SessionObject {
       const body = await legacyReadBody(tenMiBResponse(salt), TEN_MIB);
       response = { status: 200, headers: {}, body, truncated: false, url: "https://big.test/x" };
     }
+    if (stop <= 1) return { bytes: 0, ms: performance.now() - t0, bodyBytes: response.body.length };
     // SessionRuntime.#commitOutcome (src/runtime, unchanged here): serialize, measure, archive.
     const text = serializeToolResponse(response);
     const bytes = new TextEncoder().encode(text).byteLength;
+    if (stop <= 2) return { bytes: 0, ms: performance.now() - t0, bodyBytes: response.body.length };
     const meta = mode === "ours" ? store.blobs.put(text, "application/json") : legacyPut(sql, text, "application/json");
+    if (stop <= 3) return { bytes: 0, ms: performance.now() - t0, bodyBytes: response.body.length };
     const draft = {
       author: "tool" as const,
       modelVisibility: "visible" as const,

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
 import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
-import { type BytesResults, bytesFigures, reportBytes } from "./bytes-runner";
+import { type BytesResults, bytesFigures, reportBytes, tenMiBPeaks } from "./bytes-runner";
 import {
   type BenchServer,
   cpuNs,
@@ -721,6 +721,13 @@ function printTable() {
 /** The whole bench: measures, prints the table, writes the results. */
 export async function main(): Promise<void> {
   if (process.env.HW_BENCH_ONLY === "bytes") return bytesOnly();
+  // Where a 10 MiB result's peak comes from: each stage of its path on a fresh workerd.
+  if (process.env.HW_BENCH_ONLY === "mem") {
+    for (const stop of [1, 2, 3, 9])
+      for (const mode of ["ours", "today"] as const)
+        console.log(mode, stop, (await tenMiBPeaks(mode, 5, stop)).peaks.map((p) => p.toFixed(1)).join(" "));
+    return;
+  }
   const started = Date.now();
   const load0 = loadavg();
   const persistTo = scratchDir("hw-bench-");

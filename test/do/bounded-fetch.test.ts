@@ -29,7 +29,7 @@ function streamedBody(bytes: number): { stream: ReadableStream<Uint8Array>; text
 }
 
 describe("a 10 MiB tool result is streamed, not copied whole (DESIGN §6)", () => {
-  it("http_fetch decodes a 10 MiB body chunk by chunk to the same text, cut at the cap on a character", async () => {
+  it("http_fetch reads a 10 MiB body into one buffer and decodes it once, to the same text, cut at the cap on a character", async () => {
     await inFreshObject(async (state) => {
       const { stream, text } = streamedBody(TEN_MIB - 1000);
       const ctx = {

@@ -171,16 +171,17 @@ async function readAnswer(response: Response, url: URL, maxBodyBytes: number, si
 
 /**
  * Reads at most `cap` bytes of the body as text, cut back to a UTF-8 boundary when it had to stop
- * early. Decodes chunk by chunk as they arrive (DESIGN §6: a 10 MiB answer is never held as
- * network chunks, a joined byte copy and its text at once); one chunk is held back undecoded so
- * that a cut at the cap can see a character split across two chunks.
+ * early. The bytes go into one buffer as they arrive, sized from Content-Length when the server
+ * sends it (else grown by doubling), and are decoded once (DESIGN §6: a 10 MiB answer is never
+ * held as its network chunks, a joined copy and its text at once).
  */
 async function readCappedText(response: Response, cap: number, signal: AbortSignal) {
   if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  const pieces: string[] = [];
-  let held: Uint8Array | null = null;
+  const declared = Number(response.headers.get("content-length"));
+  // A few bytes past the cap let the cut see whether it splits a character.
+  const limit = cap + 4;
+  let buf = new Uint8Array(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, limit) : 64 * 1024);
   let size = 0;
   let truncated = false;
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
@@ -190,25 +191,26 @@ async function readCappedText(response: Response, cap: number, signal: AbortSign
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
       const { done, value } = await reader.read();
       if (done) break;
-      if (value.byteLength === 0) continue;
-      if (size + value.byteLength > cap) {
-        // The cap falls in this chunk: cut the held chunk and this one together at a whole character.
-        const before = held?.byteLength ?? 0;
-        const tail = new Uint8Array(before + value.byteLength);
-        if (held) tail.set(held);
-        tail.set(value, before);
-        held = tail.subarray(0, utf8BoundaryBefore(tail, cap - size + before));
+      const keep = Math.min(value.byteLength, limit - size);
+      if (size + keep > buf.byteLength) {
+        const grown = new Uint8Array(Math.min(limit, Math.max(size + keep, buf.byteLength * 2)));
+        grown.set(buf.subarray(0, size));
+        buf = grown;
+      }
+      buf.set(keep === value.byteLength ? value : value.subarray(0, keep), size);
+      size += keep;
+      if (size > cap) {
         truncated = true;
         await reader.cancel().catch(() => {});
         break;
       }
-      if (held) pieces.push(decoder.decode(held, { stream: true }));
-      held = value;
-      size += value.byteLength;
     }
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-  pieces.push(decoder.decode(held ?? new Uint8Array(0)));
-  return { text: pieces.length === 1 ? pieces[0]! : pieces.join(""), truncated };
+  const bytes = buf.subarray(0, size);
+  return {
+    text: new TextDecoder().decode(truncated ? bytes.subarray(0, utf8BoundaryBefore(bytes, cap)) : bytes),
+    truncated,
+  };
 }
