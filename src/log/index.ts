@@ -4,4 +4,4 @@ export * from "./event";
 export { chainDigest, GENESIS_DIGEST, sha256Hex } from "./hash";
 export { modelViewOf, type OffloadMark, offloadOf, placeholderFor } from "./model-view";
 export { EventStore, type Head, INLINE_EVENT_LIMIT, serializeRow } from "./store";
-export { ChainVerifier, findBlobRefs, type VerifyResult, verifyRows } from "./verify";
+export { ChainVerifier, findBlobRefs, type VerifyResult, verifyInChunks, verifyRows } from "./verify";

@@ -90,3 +90,28 @@ export function findBlobRefs(value: unknown, out: { sha256: string; bytes: numbe
   else if (value && typeof value === "object") for (const v of Object.values(value)) findBlobRefs(v, out);
   return out;
 }
+
+/**
+ * Verifies rows 1..`highWater` (the head when called; those rows never change) in chunks of at
+ * most `chunk` rows, awaiting `yieldTurn` between chunks so the object serves others meanwhile
+ * (CONTRACT §7.20). Reports the `highWater` it started from.
+ */
+export async function verifyInChunks(
+  store: { readRows(after: number, through: number, limit: number): Row[]; blobs: Pick<BlobStore, "meta" | "check"> },
+  sessionId: string,
+  highWater: number,
+  chunk: number,
+  yieldTurn: () => Promise<unknown>,
+): Promise<VerifyResult> {
+  const verifier = new ChainVerifier(sessionId, store.blobs);
+  for (let after = 0; after < highWater; ) {
+    const rows = store.readRows(after, highWater, chunk);
+    if (rows.length === 0) break;
+    for (const row of rows) verifier.add(row);
+    after = rows[rows.length - 1]!.seq;
+    if (after < highWater) await yieldTurn();
+  }
+  const result = verifier.result();
+  if (result.highWater !== highWater) result.problems.push(`seq ${highWater}: missing`);
+  return { ...result, ok: result.problems.length === 0, highWater };
+}

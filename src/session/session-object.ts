@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../http/frames";
 import { mergeModel } from "../http/model-options";
-import { ChainVerifier, type Event, EventStore, sha256Hex } from "../log";
+import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
 import { createProvider, type ModelConfig } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { ApiError, asResult, type Result } from "../runtime/errors";
@@ -153,22 +153,14 @@ export class SessionObject extends DurableObject<Env> {
       this.#runtime.session();
       checkLimit("limit", limit, 1, 500);
       if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
-      const highWater = this.#store.head().highWater;
-      const events: Event[] = [];
       let items = 0;
-      let bytes = 0;
-      let cursor = after;
-      while (cursor < highWater && items <= limit && events.length < TRANSCRIPT_SCAN_EVENTS) {
-        const page = this.#store.readSerializedAfter(cursor, 500);
-        if (page.length === 0) break;
-        const chunk = page.map((r) => JSON.parse(r.json) as Event);
-        for (const r of page) bytes += r.json.length;
-        events.push(...chunk);
-        items += buildTranscript(chunk).length;
-        cursor = page.at(-1)!.seq;
-        if (bytes > TRANSCRIPT_SCAN_BYTES) break;
-      }
-      return pageTranscript(events, limit, cursor >= highWater, (callIds, through) => {
+      const { events, atHead } = this.#store.readBoundedAfter(after, {
+        maxEvents: TRANSCRIPT_SCAN_EVENTS,
+        maxBytes: TRANSCRIPT_SCAN_BYTES,
+        // One item past the page tells where the page ends.
+        enough: (page) => (items += buildTranscript(page).length) > limit,
+      });
+      return pageTranscript(events, limit, atHead, (callIds, through) => {
         const later = callIds.flatMap((id) => this.#store.readByCall(id)).filter((e) => e.seq > through);
         return [...later, ...this.#store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
       });
@@ -191,17 +183,8 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(async () => {
       this.#runtime.session();
       const { highWater } = this.#store.head();
-      const verifier = new ChainVerifier(this.ctx.id.toString(), this.#store.blobs);
-      for (let after = 0; after < highWater; ) {
-        const rows = this.#store.readRows(after, highWater, VERIFY_CHUNK_EVENTS);
-        if (rows.length === 0) break;
-        for (const row of rows) verifier.add(row);
-        after = rows.at(-1)!.seq;
-        if (after < highWater) await new Promise((resolve) => setTimeout(resolve, 0));
-      }
-      const result = verifier.result();
-      if (result.highWater !== highWater) result.problems.push(`seq ${highWater}: missing`);
-      return { ...result, ok: result.problems.length === 0, highWater };
+      const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+      return verifyInChunks(this.#store, this.ctx.id.toString(), highWater, VERIFY_CHUNK_EVENTS, turn);
     });
   }
 
