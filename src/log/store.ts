@@ -247,19 +247,23 @@ export class EventStore {
   }
 
   /**
-   * Events after `after` in pages of 500, until `enough(page)` says so, the head is reached, or
+   * Events after `after` in pages of `pageSize` (default 500), until `enough(page)` says so, the head is reached, or
    * `maxEvents` events or `maxBytes` of their JSON were read. `atHead` tells whether the read got there.
    */
   readBoundedAfter(
     after: number,
-    bounds: { maxEvents: number; maxBytes: number; enough?: (page: Event[]) => boolean },
+    bounds: { maxEvents: number; maxBytes: number; pageSize?: number; enough?: (page: Event[]) => boolean },
   ): { events: Event[]; atHead: boolean } {
     const highWater = this.head().highWater;
     const events: Event[] = [];
     let bytes = 0;
     let cursor = after;
     while (cursor < highWater && events.length < bounds.maxEvents && bytes <= bounds.maxBytes) {
-      const rows = this.#rows("seq > ? ORDER BY seq LIMIT ?", cursor, Math.min(500, bounds.maxEvents - events.length));
+      const rows = this.#rows(
+        "seq > ? ORDER BY seq LIMIT ?",
+        cursor,
+        Math.min(bounds.pageSize ?? 500, bounds.maxEvents - events.length),
+      );
       if (rows.length === 0) break;
       const page = rows.map(parseRow);
       for (const r of rows) bytes += r.body.length;

@@ -110,7 +110,7 @@ describe("bounded pages (CONTRACT §7.20)", () => {
       await ticker;
       expect(result).toMatchObject({ ok: true, highWater: start, problems: [] });
       expect(result.headDigest).toBe(store.digestAt(start));
-      // 12,001 events are three chunks: two turns for the rest of the object between them.
+      // 12,001 events are at least three chunks of ≤ 5,000: turns for the rest of the object between them.
       expect(ticks).toBeGreaterThanOrEqual(2);
     });
   });
