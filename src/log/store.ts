@@ -312,7 +312,10 @@ function payloadOf(e: Pick<Event, "content">): unknown {
 function payloadOverLimit(e: Pick<Event, "content">): boolean {
   let left = INLINE_EVENT_LIMIT;
   const walk = (v: unknown): boolean => {
-    if (typeof v === "string") return (left -= v.length) < 0;
+    if (typeof v === "string") {
+      left -= v.length;
+      return left < 0;
+    }
     if (Array.isArray(v)) return v.some(walk);
     if (v && typeof v === "object") return Object.values(v).some(walk);
     return false;

@@ -163,7 +163,10 @@ export class SessionObject extends DurableObject<Env> {
         // An event gives at most a few items, so a first read of limit + 1 events often suffices.
         pageSize: limit + 1,
         // One item past the page tells where the page ends.
-        enough: (page) => (items += buildTranscript(page).length) > limit,
+        enough: (page) => {
+          items += buildTranscript(page).length;
+          return items > limit;
+        },
       });
       return pageTranscript(events, limit, atHead, (callIds, through) => {
         const later = callIds.flatMap((id) => this.#store.readByCall(id)).filter((e) => e.seq > through);
