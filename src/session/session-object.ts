@@ -22,6 +22,7 @@ export const VERIFY_CHUNK_EVENTS = 2_000;
 /** A transcript page reads at most this many events, or this many bytes of them. */
 const TRANSCRIPT_SCAN_EVENTS = 5_000;
 const TRANSCRIPT_SCAN_BYTES = 8 * 1024 * 1024;
+const TRANSCRIPT_READ_EVENTS = 32;
 
 /**
  * One agent session: a thin Durable Object that wires storage, the alarm, sockets and RPC
@@ -160,8 +161,8 @@ export class SessionObject extends DurableObject<Env> {
       const { events, atHead } = this.#store.readBoundedAfter(after, {
         maxEvents: TRANSCRIPT_SCAN_EVENTS,
         maxBytes: TRANSCRIPT_SCAN_BYTES,
-        // An event gives at most a few items, so a first read of limit + 1 events often suffices.
-        pageSize: limit + 1,
+        // Small reads: an event's body may be up to 512 KiB, so one read holds at most ~16 MiB.
+        pageSize: Math.min(limit + 1, TRANSCRIPT_READ_EVENTS),
         // One item past the page tells where the page ends.
         enough: (page) => {
           items += buildTranscript(page).length;
