@@ -1,3 +1,3 @@
 export { DirectoryObject } from "./directory-object";
 export { SessionObject } from "./session-object";
-export { pumpSocket, type SocketAttachment } from "./sockets";
+export { isCatchingUp, pumpSocket, REPLAY_PAGE, replaySocket, type SocketAttachment } from "./sockets";
