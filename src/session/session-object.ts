@@ -453,7 +453,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   deleteTrigger(name: string) {
-    return asResult(() => deleteTrigger(this.#runtime, this.ctx.storage.sql, name));
+    return asResult(async () => {
+      deleteTrigger(this.#runtime, this.ctx.storage.sql, name);
+      // With no turn open the alarm was only the schedule's: it moves to the next trigger, or goes.
+      if (!this.#runtime.summary?.openTurn) await this.#arm(null);
+    });
   }
 
   listTriggers() {

@@ -131,6 +131,30 @@ describe("trigger routes", () => {
   });
 });
 
+describe("one alarm for lease and schedule", () => {
+  it("a turn waiting for a human holds no lease: the alarm is the schedule's; with no trigger left, none", async () => {
+    const s = await createSession({ approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${s.id}/messages`, { text: "remember the milk" });
+    await settledTo(s.id, (x) => x.status === "waiting_approval");
+    expect(await alarmOf(s.id)).toBeNull();
+    const t = await post(`/v1/sessions/${s.id}/triggers`, {
+      name: "hourly",
+      text: "x",
+      schedule: { everySeconds: 3600 },
+    });
+    expect(await alarmOf(s.id)).toBe(Date.parse(t.body.nextAt));
+    // Input joining the turn wants a slice now (the platform may take that alarm at once)...
+    await post(`/v1/sessions/${s.id}/inbox`, { source: "ci", text: "also the eggs" });
+    // The slice finds the turn still waiting for the decision: no lease, the schedule's alarm again.
+    await runDurableObjectAlarm(stubOf(s.id));
+    expect((await api(`/v1/sessions/${s.id}`)).body.status).toBe("waiting_approval");
+    expect(await alarmOf(s.id)).toBe(Date.parse(t.body.nextAt));
+    await post(`/v1/sessions/${s.id}/stop`);
+    expect((await del(`/v1/sessions/${s.id}/triggers/hourly`)).status).toBe(204);
+    expect(await alarmOf(s.id)).toBeNull();
+  });
+});
+
 describe("scheduled runs", () => {
   it("a firing starts a run with source trigger:<name>; an `at` trigger is removed once fired", async () => {
     const s = await createSession({ tools: [] });
