@@ -131,6 +131,43 @@ describe("wait_for", () => {
     });
   });
 
+  it("CONTRACT §7.12: an earlier run of the same turn with the current waitId resumes; another turn's run is 409", async () => {
+    const clock = alarmClock();
+    // Every turn waits once: a request ending with the user's message gets a wait_for.
+    const perTurn = (r: Parameters<typeof waitScript>[0]): Step =>
+      r.messages.at(-1)?.role === "user" ? waitScript(r, 0) : waitScript(r, 1);
+    await withSession({ provider: scriptedProvider({ next: perTurn }), model: MODEL, ...clock }, async (h) => {
+      const { runtime: rt } = h;
+      await rt.postMessage({ text: "first", source: "http" });
+      await drive(rt, clock.a);
+      await resume(h, rt, { waitId: rt.session().wait!.waitId, text: "one" });
+      await drive(rt, clock.a);
+      const oldTurnRun = h.events().at(-1)!.runId!;
+      const { turnId } = await rt.postMessage({ text: "second", source: "http" });
+      await drive(rt, clock.a);
+      const wait = rt.session().wait!;
+      // A takeover during the turn started a new run; the wait's run is now an earlier run of it.
+      rt.commit([
+        {
+          author: "runtime",
+          modelVisibility: "hidden",
+          turnId,
+          runId: "run-after-takeover",
+          actions: { stateDelta: { runStarted: { runId: "run-after-takeover", cause: "recovery" } } },
+        },
+      ]);
+      expect(rt.summary?.openTurn?.runId).toBe("run-after-takeover");
+      await expectConflict(resume(h, rt, { runId: oldTurnRun, waitId: wait.waitId }));
+      await resume(h, rt, { runId: wait.runId, waitId: wait.waitId, text: "two" });
+      await drive(rt, clock.a);
+      expect(rt.session()).toMatchObject({ status: "idle", openTurn: false });
+      expect(h.events().at(-1)).toMatchObject({
+        runId: "run-after-takeover",
+        actions: { turnClose: { reason: "completed" } },
+      });
+    });
+  });
+
   it("a stop ends a waiting turn: the wait_for is answered interrupted and the turn closes stopped", async () => {
     const clock = alarmClock();
     await withSession({ provider: scriptedProvider({ next: waitScript }), model: MODEL, ...clock }, async (h) => {
