@@ -284,4 +284,29 @@ describe("the step budget", () => {
       expect(count(events, (e) => !!e.actions?.stateDelta?.checkpoint)).toBeGreaterThan(0);
     });
   }, 120_000);
+
+  it("issue 14: a 2,000-call task with a 1,000-call budget pauses once, is resumed once, and completes", async () => {
+    const clock = alarmClock();
+    const small: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 8000, maxOutputTokens: 1000 };
+    const provider = scriptedProvider({ next: readsUntil(2000) });
+    await withSession({ provider, model: small, ...clock }, async (h) => {
+      const started = Date.now();
+      const { turnId } = await h.runtime.postMessage({ text: "read a.txt 2000 times", source: "http" });
+      await drive(h.runtime, clock.a, 5000);
+      expect(h.runtime.session().wait).toMatchObject({ waitId: `budget:${turnId}:1`, modelCalls: 1000 });
+      await resume(h, h.runtime, { waitId: `budget:${turnId}:1` });
+      await drive(h.runtime, clock.a, 5000);
+      const events = h.events();
+      expect(events.at(-1)?.actions?.turnClose).toEqual({ reason: "completed" });
+      expect(modelCalls(events)).toBe(2000);
+      expect(count(events, (e) => !!e.actions?.stateDelta?.budgetWait)).toBe(1);
+      expect(count(events, (e) => !!e.actions?.stateDelta?.budgetResume)).toBe(1);
+      const turns = provider.recorded.filter((r) => r.kind === "turn");
+      const biggest = Math.max(...turns.map((r) => r.tokens));
+      console.log(
+        `2000 calls: ${Date.now() - started} ms, ${events.length} events, ` +
+          `${count(events, (e) => !!e.actions?.stateDelta?.checkpoint)} checkpoints, largest request ~${biggest} tokens`,
+      );
+    });
+  }, 300_000);
 });
