@@ -208,7 +208,9 @@ export class SessionRuntime implements RuntimeCtx {
   async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
     const answer = resumeWait(this, input);
     this.#decided = true;
-    await this.#kick();
+    // Always armed, even with a slice alive: that slice found the wait and is ending (its
+    // deleteAlarm was already issued), so a skipped kick would leave the turn with no alarm.
+    await this.deps.setAlarm(this.now());
     return answer;
   }
 

@@ -64,6 +64,8 @@ describe("resume", () => {
     expectError(await post(path, {}), 400, "bad_request");
     expectError(await post(path, { waitId: session.wait.waitId, extra: true }), 400, "bad_request");
     expectError(await post(path, { waitId: session.wait.waitId, text: 5 }), 400, "bad_request");
+    const big = "x".repeat(262_145);
+    expectError(await post(path, { waitId: session.wait.waitId, text: big }), 413, "payload_too_large");
     const hw = await highWaterOf(id);
     for (const waitId of [`budget:${turnId}:2`, `budget:${turnId}:0`, "wait:call_x"])
       expectError(await post(path, { waitId }), 409, "conflict");
