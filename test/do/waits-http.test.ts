@@ -6,7 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { settledTo } from "./drive";
-import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
+import { allEvents, api, createSession, expectError, highWaterOf, openSocket } from "./helpers";
 
 const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });
 
@@ -125,5 +125,20 @@ describe("resume", () => {
       token: "test-token-b",
     });
     expectError(r, 404, "not_found");
+  });
+
+  it("CONTRACT §7.27: a session frame is sent when the wait starts and when it is released", async () => {
+    const s = await createSession({ maxModelCallsPerTurn: 1 });
+    const { probe } = await openSocket(s.id);
+    await probe!.waitFor((f) => f.type === "ready");
+    await post(`/v1/sessions/${s.id}/messages`, { text: "remember the milk" });
+    const waiting = await settledTo(s.id, (x) => x.status === "waiting");
+    const started = await probe!.waitFor((f) => f.type === "session" && f.session.wait !== null);
+    expect(started.session.wait).toEqual(waiting.wait);
+    const from = probe!.frames.length;
+    await post(`/v1/sessions/${s.id}/runs/${waiting.wait.runId}/resume`, { waitId: waiting.wait.waitId });
+    const released = await probe!.waitFor((f) => f.type === "session" && f.session.wait === null, { from });
+    expect(released.session.status).not.toBe("waiting");
+    probe!.close();
   });
 });
