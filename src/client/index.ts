@@ -19,7 +19,11 @@ export type FilesPage = { files: FileEntry[]; next?: string };
 export type ProviderInfo = { name: string; isDefault: boolean; defaultModel: string; demo: boolean };
 export type Ticket = { ticket: string; expiresAt: string };
 export type Accepted = { turnId: string; seq: number };
-export type SessionPatch = { title?: string | null; model?: SessionOptions["model"] };
+export type SessionPatch = {
+  title?: string | null;
+  model?: SessionOptions["model"];
+  maxModelCallsPerTurn?: number;
+};
 
 /** Server → client frames (CONTRACT §4). */
 export type ServerFrame =
@@ -161,6 +165,15 @@ export class HighwaterClient {
    */
   sendMessage(id: string, text: string, idempotencyKey: string = newIdempotencyKey()): Promise<Accepted> {
     return this.#json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
+  }
+
+  /** Releases the run's current wait (`Session.wait.waitId`); the text reaches the model (CONTRACT §6). */
+  resume(id: string, runId: string, waitId: string, text?: string): Promise<{ seq: number }> {
+    return this.#json(
+      "POST",
+      `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`,
+      text === undefined ? { waitId } : { waitId, text },
+    );
   }
 
   stop(id: string): Promise<Session> {

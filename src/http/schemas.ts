@@ -24,15 +24,23 @@ export const SessionOptions = z.strictObject({
   approvals: z.array(ApprovalRule).max(100).optional(),
   offloadThresholdBytes: z.number().int().min(256).max(524_288).optional(),
   locationHint: z.enum(LOCATION_HINTS).optional(),
+  maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
 });
 export type SessionOptionsInput = z.infer<typeof SessionOptions>;
 
 export const PatchSession = z.strictObject({
   title: z.string().max(500).nullable().optional(),
   model: ModelOptions.optional(),
+  maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
 });
 
 export const PostMessage = z.strictObject({ text: MessageText, idempotencyKey: IdempotencyKey.optional() });
+
+/** CONTRACT §6: the resume text is optional and follows the message limits (§7.33). */
+export const ResumeRun = z.strictObject({
+  waitId: z.string().min(1).max(300),
+  text: MessageText.or(z.literal("")).optional(),
+});
 
 export const Decision = z.strictObject({
   decision: z.enum(["approve", "reject"]),

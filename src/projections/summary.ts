@@ -1,5 +1,6 @@
 import type { Event, TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
+import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type TurnBudget } from "./waits";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
 export type SessionOptions = {
@@ -10,6 +11,8 @@ export type SessionOptions = {
   approvals?: { tool: string; match?: Record<string, string[]> }[];
   offloadThresholdBytes?: number;
   locationHint?: string;
+  /** The step budget (CONTRACT §6), 1–100000; default 1000. */
+  maxModelCallsPerTurn?: number;
 };
 
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
@@ -17,7 +20,7 @@ export type PendingApproval = { requestId: string; callId: string; tool: string;
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 export type CloseReason = "completed" | "stopped" | "failed";
 
-export type OpenTurn = {
+export type OpenTurn = TurnBudget & {
   turnId: string;
   startSeq: number;
   runId: string;
@@ -92,6 +95,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNotice)
       next.recoveryNotice = { reissued: [], ...(delta.recoveryNotice as Omit<RecoveryNotice, "reissued">) };
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
+    if (typeof delta.maxModelCallsPerTurn === "number")
+      next.options = { ...next.options, maxModelCallsPerTurn: delta.maxModelCallsPerTurn };
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
@@ -118,6 +123,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
         lastModelRequestThrough: a.modelRequest.throughSeq,
       };
   }
+  if (next.openTurn) next.openTurn = reduceTurnWaits(next.openTurn, e, next.options.maxModelCallsPerTurn);
   if (a.permissionRequest) next.pendingApprovals = [...next.pendingApprovals, a.permissionRequest];
   if (a.permissionDecision) {
     const id = a.permissionDecision.requestId;
@@ -160,6 +166,7 @@ export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" 
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
+  if (s.openTurn.wait) return "waiting";
   if (!ownsRun(s.openTurn.runId)) return "recovering";
   return "running";
 }
@@ -178,6 +185,8 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     pendingApprovals: s.pendingApprovals,
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
+    maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
+    wait: publicWait(s.openTurn),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

@@ -16,3 +16,13 @@ export {
   sliceBackoff,
 } from "./retry";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
+export {
+  beginWaitDraft,
+  budgetWaitDraft,
+  RESUME_SOURCE,
+  resumeDrafts,
+  WAIT_TOOLS,
+  type WaitHead,
+  waitHeadOf,
+} from "./wait-drafts";
+export { RUN_ID, turnOfRun } from "./waits";

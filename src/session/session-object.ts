@@ -14,7 +14,7 @@ import {
 import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
-import { SessionRuntime } from "../runtime";
+import { SessionRuntime, turnOfRun } from "../runtime";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
@@ -98,7 +98,11 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => this.#runtime.session());
   }
 
-  patch(input: { title?: string | null; model?: Partial<ModelConfig> }): Promise<Result<Session>> {
+  patch(input: {
+    title?: string | null;
+    model?: Partial<ModelConfig>;
+    maxModelCallsPerTurn?: number;
+  }): Promise<Result<Session>> {
     return asResult(() => {
       const current = this.#runtime.session();
       let model: ModelConfig | undefined;
@@ -108,7 +112,7 @@ export class SessionObject extends DurableObject<Env> {
         if (threshold < MIN_THRESHOLD)
           throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }
-      return this.#runtime.patch({ title: input.title, model });
+      return this.#runtime.patch({ title: input.title, model, maxModelCallsPerTurn: input.maxModelCallsPerTurn });
     });
   }
 
@@ -387,6 +391,26 @@ export class SessionObject extends DurableObject<Env> {
       )
       .toArray()[0];
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
+  }
+
+  // ---- waits (CONTRACT §6) ---------------------------------------------------------------
+
+  /** Whether this session ever had a run with this id (CONTRACT §7.1: 404 before the body). */
+  hasRun(runId: string): boolean {
+    return this.#runtime.exists() && turnOfRun(this.ctx.storage.sql, runId, this.#runFrom()) !== undefined;
+  }
+
+  /** `POST /runs/:runId/resume`: releases the current wait of the run's turn, else 409. */
+  resume(input: { runId: string; waitId: string; text: string }): Promise<Result<{ seq: number }>> {
+    return asResult(() => {
+      const turnOfRunId = turnOfRun(this.ctx.storage.sql, input.runId, this.#runFrom());
+      if (turnOfRunId === undefined) throw new ApiError("not_found", "unknown run");
+      return this.#runtime.resume({ turnOfRun: turnOfRunId, waitId: input.waitId, text: input.text });
+    });
+  }
+
+  #runFrom(): number {
+    return this.#runtime.summary?.openTurn?.startSeq ?? 1;
   }
 }
 

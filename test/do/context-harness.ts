@@ -121,6 +121,7 @@ export async function withSession<T>(
     now?: () => number;
     providerFor?: () => ModelProvider;
     setAlarm?: (at: number) => void;
+    deleteAlarm?: () => void;
     options?: SessionOptions;
   },
   fn: (h: Harness) => Promise<T>,
@@ -139,7 +140,7 @@ export async function withSession<T>(
         sql,
         transactionSync,
         setAlarm: async (at) => opts.setAlarm?.(at),
-        deleteAlarm: async () => {},
+        deleteAlarm: async () => opts.deleteAlarm?.(),
         providerFor: providerFor ?? (() => provider),
         fetch: opts.fetch ?? (() => Promise.reject(new Error("no network in this test"))),
         config: {

@@ -61,6 +61,7 @@ describe("reduceSummary", () => {
       model: MODEL_A,
       lastModelRequestSeq: null,
       lastModelRequestThrough: null,
+      maxModelCalls: 1000,
     });
   });
 
