@@ -3,6 +3,10 @@ declare namespace Cloudflare {
     SESSIONS: DurableObjectNamespace<import("./session").SessionObject>;
     DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
     ASSETS: Fetcher;
+    /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
+    AI?: Ai;
+    /** The rate-limiting binding (`[[ratelimits]]`), where configured (CONTRACT §7.25). */
+    RATE_LIMITER?: RateLimit;
     API_TOKENS?: string;
     ALLOWED_ORIGINS?: string;
     MODEL_PROVIDER?: string;
