@@ -13,7 +13,7 @@ import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
-import { directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
@@ -49,7 +49,7 @@ export function sessionRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.create({ options: opts, model, parentId: null }),
+        create: () => stub.create(callerOf(c), { options: opts, model, parentId: null }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);
@@ -57,9 +57,11 @@ export function sessionRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const q = parseInput(ListQuery, c.req.query(), "query");
       const page = await directoryOf(c.env, c.get("principal")).list(q.limit ?? 50, q.before);
+      // The listing itself was counted by the directory; reading each row is not another request.
+      const caller = { principal: c.get("principal") };
       const sessions = await Promise.all(
         page.ids.map(async (id) => {
-          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession()) as Result<Session>;
+          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession(caller)) as Result<Session>;
           return r.ok ? r.value : null;
         }),
       );
@@ -71,11 +73,11 @@ export function sessionRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions/:id", {
-    GET: async (c) => c.json(unwrap(await c.get("session").getSession())),
+    GET: async (c) => c.json(unwrap(await c.get("session").getSession(callerOf(c)))),
     PATCH: async (c) => {
       const body = parseInput(PatchSession, await readJson(c, {}));
       requireConfigured(c.env, body.model?.provider);
-      return c.json(unwrap(await c.get("session").patch(body)));
+      return c.json(unwrap(await c.get("session").patch(callerOf(c), body)));
     },
   });
 }

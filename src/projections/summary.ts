@@ -10,6 +10,7 @@ export type SessionOptions = {
   approvals?: { tool: string; match?: Record<string, string[]> }[];
   offloadThresholdBytes?: number;
   locationHint?: string;
+  jurisdiction?: string;
 };
 
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
@@ -51,6 +52,8 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
+  owner: string | null;
 };
 
 export type SessionCreated = {
@@ -58,6 +61,8 @@ export type SessionCreated = {
   parentId: string | null;
   options: SessionOptions;
   model: ModelConfig;
+  /** The owner hash recorded in seq 1 (CONTRACT §7.26). */
+  owner?: string;
 };
 
 /** Folds one committed event into the summary. Pure. */
@@ -82,6 +87,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
       lastUsage: null,
       highWater: e.seq,
       headDigest: e.digest,
+      owner: created.owner ?? null,
     };
   }
   const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
@@ -178,6 +184,8 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     pendingApprovals: s.pendingApprovals,
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
+    // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
+    placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

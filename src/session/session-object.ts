@@ -17,6 +17,7 @@ import { buildTranscript, type Session, type SessionOptions } from "../projectio
 import { SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
+import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { pumpSocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
@@ -28,19 +29,33 @@ const MAX_FRAME_BYTES = 1_048_576;
  * their fields across RPC).
  */
 export class SessionObject extends DurableObject<Env> {
-  readonly #store: EventStore;
-  readonly #runtime: SessionRuntime;
+  #store: EventStore | null = null;
+  #runtime: SessionRuntime | null = null;
+  readonly #rate = new RateWindow();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
+    // block that writes seq 1), so that probing a minted but unused id creates nothing.
+    if (isWritten(ctx.storage.sql)) {
+      const runtime = this.#open();
+      void ctx.blockConcurrencyWhile(() => runtime.ensureAlarm(() => ctx.storage.getAlarm()));
+    }
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+  }
+
+  /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
+  #open(): SessionRuntime {
+    if (this.#runtime) return this.#runtime;
+    const { ctx, env } = this;
     const sql = ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
     transactionSync(() => applyMigrations(sql));
     const sessionId = ctx.id.toString();
-    this.#store = new EventStore(sql, sessionId, transactionSync);
-    this.#runtime = new SessionRuntime({
+    const store = new EventStore(sql, sessionId, transactionSync);
+    const runtime = new SessionRuntime({
       sessionId,
-      store: this.#store,
+      store,
       sql,
       transactionSync,
       setAlarm: (at) => ctx.storage.setAlarm(at),
@@ -58,40 +73,73 @@ export class SessionObject extends DurableObject<Env> {
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
     });
-    void ctx.blockConcurrencyWhile(() => this.#runtime.ensureAlarm(() => ctx.storage.getAlarm()));
-    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+    this.#store = store;
+    this.#runtime = runtime;
+    return runtime;
+  }
+
+  /**
+   * The one gate of every call from the Worker (CONTRACT §7.26): a session that exists and is
+   * the caller's, else the same 404 whether it was never written or is someone else's; then
+   * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
+   */
+  #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
+    const runtime = this.#runtime;
+    const owner = runtime?.summary?.owner;
+    if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
+      throw new ApiError("not_found", "session not found");
+    if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
+      throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
+    return { runtime, store: this.#store };
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
 
   /** One slice of the loop; a failed slice is the runtime's to count and back off (CONTRACT §7.13). */
   override async alarm(): Promise<void> {
-    await this.#runtime.alarm();
+    await this.#runtime?.alarm();
   }
 
-  // ---- RPC -------------------------------------------------------------------------------
+  // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
 
-  create(input: { options: SessionOptions; model: ModelConfig; parentId: string | null }): Promise<Result<Session>> {
+  /** Writes seq 1 with the owner (CONTRACT §7.26), in the same block as the object's tables. */
+  create(
+    caller: Caller,
+    input: { options: SessionOptions; model: ModelConfig; parentId: string | null },
+  ): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
       if (threshold < MIN_THRESHOLD)
         throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
-      return this.#runtime.create({
-        id: this.ctx.id.toString(),
-        parentId: input.parentId,
-        options: input.options,
-        model: input.model,
-      });
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      const id = this.ctx.id.toString();
+      try {
+        return this.ctx.storage.transactionSync(() =>
+          this.#open().create({
+            id,
+            parentId: input.parentId,
+            options: input.options,
+            model: input.model,
+            owner: ownerHash(id, caller.principal),
+          }),
+        );
+      } catch (err) {
+        // Rolled back with the tables: the object is as unwritten as before.
+        this.#runtime = null;
+        this.#store = null;
+        throw err;
+      }
     });
   }
 
-  getSession(): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.session());
+  getSession(caller: Caller): Promise<Result<Session>> {
+    return asResult(() => this.#admit(caller).runtime.session());
   }
 
-  patch(input: { title?: string | null; model?: Partial<ModelConfig> }): Promise<Result<Session>> {
+  patch(caller: Caller, input: { title?: string | null; model?: Partial<ModelConfig> }): Promise<Result<Session>> {
     return asResult(() => {
-      const current = this.#runtime.session();
+      const { runtime } = this.#admit(caller);
+      const current = runtime.session();
       let model: ModelConfig | undefined;
       if (input.model) {
         model = mergeModel(current.model, input.model);
@@ -99,35 +147,46 @@ export class SessionObject extends DurableObject<Env> {
         if (threshold < MIN_THRESHOLD)
           throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }
-      return this.#runtime.patch({ title: input.title, model });
+      return runtime.patch({ title: input.title, model });
     });
   }
 
-  postMessage(input: { text: string; idempotencyKey?: string; source: string }) {
-    return asResult(() => this.#runtime.postMessage(input));
+  postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
+    return asResult(() => this.#admit(caller).runtime.postMessage(input));
   }
 
-  stop(): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.stop());
+  stop(caller: Caller): Promise<Result<Session>> {
+    return asResult(() => this.#admit(caller).runtime.stop());
   }
 
-  decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.decide(input));
-  }
-
-  readEvents(after: number, limit: number) {
+  /**
+   * An approval decision. The Worker parsed the body (`parsed`, or why it is invalid); the
+   * request id is looked up first, so an unknown approval is 404 before a bad body is 400 (§7.1).
+   */
+  decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return asResult(() => {
-      this.#runtime.session();
-      const head = this.#store.head();
-      return { events: this.#store.readAfter(after, limit), ...head };
+      const { runtime } = this.#admit(caller);
+      if (!this.#hasApproval(requestId)) throw new ApiError("not_found", "unknown approval");
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      return runtime.decide({ requestId, ...parsed.value });
+    });
+  }
+
+  /** A page of events with the head, and whether the session may be cached at the edge (CONTRACT §7.22). */
+  readEvents(caller: Caller, after: number, limit: number) {
+    return asResult(() => {
+      const { runtime, store } = this.#admit(caller);
+      const head = store.head();
+      const cacheable = !runtime.summary?.options.jurisdiction;
+      return { events: store.readAfter(after, limit), ...head, cacheable };
     });
   }
 
   /** One page of the export: NDJSON lines exactly as stored. */
-  exportPage(after: number, limit: number) {
+  exportPage(caller: Caller, after: number, limit: number) {
     return asResult(() => {
-      this.#runtime.session();
-      const rows = this.#store.readSerializedAfter(after, limit);
+      const { store } = this.#admit(caller);
+      const rows = store.readSerializedAfter(after, limit);
       return {
         text: rows.map((r) => `${r.json}\n`).join(""),
         last: rows.at(-1)?.seq ?? after,
@@ -136,45 +195,48 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  transcript(page: { after: number; limit: number }) {
+  transcript(caller: Caller, page: { after: number; limit: number }) {
     return asResult(() => {
-      this.#runtime.session();
-      const head = this.#store.head().highWater;
+      const { store } = this.#admit(caller);
+      const head = store.head().highWater;
       // Bounded: the most recent 5,000 events (the full history is in /events and /export).
       // Interim paging over that window (CONTRACT §7.20) until the bounded projection lands.
-      const all = buildTranscript(this.#store.readFrom(Math.max(1, head - 4_999))).filter((i) => i.seq > page.after);
+      const all = buildTranscript(store.readFrom(Math.max(1, head - 4_999))).filter((i) => i.seq > page.after);
       const items = all.slice(0, page.limit);
       return { items, ...(all.length > page.limit ? { next: items.at(-1)!.seq } : {}) };
     });
   }
 
-  context() {
+  context(caller: Caller) {
     return asResult(() => {
-      const { throughSeq: _t, tools: _tools, ...view } = this.#runtime.buildContext();
+      const { throughSeq: _t, tools: _tools, ...view } = this.#admit(caller).runtime.buildContext();
       return view;
     });
   }
 
-  verify() {
+  verify(caller: Caller) {
     return asResult(() => {
-      this.#runtime.session();
-      return verifyRows(this.#store.scanRows(), this.ctx.id.toString(), this.#store.blobs);
+      const { store } = this.#admit(caller);
+      return verifyRows(store.scanRows(), this.ctx.id.toString(), store.blobs);
     });
   }
 
-  archive(sha256: string, offset: number, limit: number | undefined) {
+  /** The archive ref is looked up before the parsed range's error is answered (CONTRACT §7.1). */
+  archive(caller: Caller, sha256: string, range: Parsed<{ offset: number; limit: number | undefined }>) {
     return asResult(() => {
-      this.#runtime.session();
-      const meta = this.#store.blobs.meta(sha256);
+      const { store } = this.#admit(caller);
+      const meta = store.blobs.meta(sha256);
       if (!meta) throw new ApiError("not_found", "unknown archive ref");
-      const bytes = this.#store.blobs.read(sha256, offset, limit)!;
+      if (!range.ok) throw new ApiError("bad_request", range.message);
+      const { offset, limit } = range.value;
+      const bytes = store.blobs.read(sha256, offset, limit)!;
       return { bytes, mediaType: meta.mediaType, total: meta.bytes };
     });
   }
 
-  files(page: { after: string | null; limit: number }) {
+  files(caller: Caller, page: { after: string | null; limit: number }) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
       // Interim paging (CONTRACT §7.20) until the bounded listing lands.
       const all = listFiles(this.ctx.storage.sql).filter((f) => page.after === null || f.path > page.after);
       const files = all.slice(0, page.limit);
@@ -182,9 +244,9 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  file(path: string) {
+  file(caller: Caller, path: string) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
       const row = readFileRow(this.ctx.storage.sql, path);
       if (!row) throw new ApiError("not_found", "no such file");
       return row.content;
@@ -192,9 +254,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A single-use ticket for a browser WebSocket: `<principal>.<random>`, stored as its sha256. */
-  createTicket(principal: string) {
+  createTicket(caller: Caller) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
+      const principal = caller.principal;
       const random = crypto.getRandomValues(new Uint8Array(24));
       const ticket = `${principal}.${btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!)}`;
       const expiresAt = Date.now() + TICKET_TTL_MS;
@@ -212,24 +275,32 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- WebSocket -------------------------------------------------------------------------
 
-  /** The upgrade, after the Worker checked auth, origin and the `after` shape. */
+  /** The upgrade, after the Worker checked auth, origin and the `after` shape; the object checks the owner. */
   override async fetch(request: Request): Promise<Response> {
     await request.arrayBuffer();
     const url = new URL(request.url);
     const principal = request.headers.get("x-hw-principal") ?? "";
+    const rate = Number(request.headers.get("x-hw-rate-per-minute") ?? "0");
     const ticket = url.searchParams.get("ticket");
     const after = Number(url.searchParams.get("after") ?? "0");
-    if (!this.#runtime.exists()) return errorResponse("not_found", "session not found");
+    let admitted: { runtime: SessionRuntime; store: EventStore };
+    try {
+      admitted = this.#admit({ principal, ...(rate > 0 ? { ratePerMinute: rate } : {}) });
+    } catch (err) {
+      if (err instanceof ApiError) return errorResponse(err.code, err.message);
+      throw err;
+    }
+    const { runtime, store } = admitted;
     if (ticket !== null && !this.#consumeTicket(ticket, principal))
       return errorResponse("unauthorized", "invalid ticket");
-    if (after > this.#store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
+    if (after > store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server);
     const attachment: SocketAttachment = { principal, cursor: after };
     server.serializeAttachment(attachment);
-    server.send(JSON.stringify({ type: "ready", session: this.#runtime.session() }));
-    pumpSocket(server, this.#store);
+    server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
+    pumpSocket(server, store);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -265,6 +336,8 @@ export class SessionObject extends DurableObject<Env> {
       });
     }
     const frame = parsed.data;
+    // The socket was admitted for its principal when it connected; each frame is admitted again.
+    const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
       if (utf8Bytes(frame.text) > MAX_TEXT_BYTES)
@@ -273,11 +346,14 @@ export class SessionObject extends DurableObject<Env> {
           ...(id ? { id } : {}),
           error: { code: "payload_too_large", message: "text over 262144 bytes" },
         });
-      result = await this.postMessage({ text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
+      result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
     } else if (frame.type === "approval") {
-      result = await this.decide({ requestId: frame.requestId, decision: frame.decision, reason: frame.reason });
+      result = await this.decide(caller, frame.requestId, {
+        ok: true,
+        value: { decision: frame.decision, ...(frame.reason !== undefined ? { reason: frame.reason } : {}) },
+      });
     } else {
-      result = await this.stop();
+      result = await this.stop(caller);
     }
     if (result.ok) {
       if (id !== undefined) send({ type: "ack", id, result: result.value });
@@ -293,9 +369,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #broadcast(_events: Event[], session: Session | null) {
+    const store = this.#store;
+    if (!store) return;
     for (const ws of this.ctx.getWebSockets()) {
       try {
-        pumpSocket(ws, this.#store);
+        pumpSocket(ws, store);
         if (session) ws.send(JSON.stringify({ type: "session", session }));
       } catch {
         // A socket that cannot take a frame is closing; it catches up from its cursor on reconnect.
@@ -313,11 +391,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  // ---- read-only lookups for the edge (CONTRACT §7.1: sub-resources before bodies) ------
-
   /** Whether the log holds a permission request with this id (pending or decided). */
-  hasApproval(requestId: string): boolean {
-    if (!this.#runtime.exists() || !REQUEST_ID.test(requestId)) return false;
+  #hasApproval(requestId: string): boolean {
+    if (!REQUEST_ID.test(requestId)) return false;
     // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
     return (
       this.ctx.storage.sql
@@ -329,13 +405,9 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  /** Whether this session's archive holds a blob with this sha256. */
-  hasArchive(sha256: string): boolean {
-    return this.#runtime.exists() && this.#store.blobs.meta(sha256) != null;
-  }
-
-  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. */
+  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
   hasTicket(ticket: string, principal: string): boolean {
+    if (!this.#runtime?.exists()) return false;
     const row = this.ctx.storage.sql
       .exec<{ principal: string; expires_at: number }>(
         "SELECT principal, expires_at FROM tickets WHERE hash = ?",
@@ -344,6 +416,15 @@ export class SessionObject extends DurableObject<Env> {
       .toArray()[0];
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
   }
+}
+
+/** A value the Worker parsed at its boundary, or why it is invalid (answered after the 404 checks). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+type DecisionInput = { decision: "approve" | "reject"; reason?: string };
+
+/** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
+function isWritten(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */
