@@ -22,6 +22,8 @@ declare namespace Cloudflare {
     HW_FAILPOINT?: string;
     HW_FAILPOINT_URL?: string;
     HW_TEST_MODE?: string;
+    /** Test only: local workerd has no jurisdictions; record one on an ordinary object instead of refusing. */
+    HW_SIMULATE_JURISDICTIONS?: string;
     /** Bench only: put the per-principal directory check back on every session request (bench/ownership.mjs). */
     HW_BENCH_DIRECTORY_LOOKUP?: string;
   }

@@ -27,6 +27,27 @@ function requireThreshold(model: ModelConfig): void {
     throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
 }
 
+/**
+ * A new session id (CONTRACT §2): in a jurisdiction, minted by that jurisdiction's subnamespace,
+ * so the id itself carries it and every later request reaches the object from the id alone.
+ * Local workerd implements no jurisdictions: there it is 400, unless the test-only
+ * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
+ */
+function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+  if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
+  try {
+    const namespace = env.SESSIONS.jurisdiction(jurisdiction);
+    return { namespace, id: namespace.newUniqueId() };
+  } catch (err) {
+    if (!/not implemented/i.test((err as Error).message)) throw err;
+    if (env.HW_SIMULATE_JURISDICTIONS === "1") return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
+    throw new ApiError(
+      "bad_request",
+      `jurisdiction: ${jurisdiction} is not available on this runtime (local workerd has no jurisdictions; deploy to use them)`,
+    );
+  }
+}
+
 /** Sessions as a collection and one session's own record; the configured providers. */
 export function sessionRoutes(app: EdgeApp): void {
   resource(app, "/v1/providers", {
@@ -44,8 +65,10 @@ export function sessionRoutes(app: EdgeApp): void {
       requireConfigured(c.env, opts.model?.provider);
       const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
       requireThreshold(model);
-      const id = c.env.SESSIONS.newUniqueId();
-      const stub = c.env.SESSIONS.get(id, opts.locationHint ? { locationHint: opts.locationHint } : undefined);
+      const { namespace, id } = mintSessionId(c.env, opts.jurisdiction);
+      // CONTRACT §7.24: with a jurisdiction a hint is recorded but not used.
+      const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
+      const stub = namespace.get(id, hint);
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
