@@ -1,10 +1,11 @@
 import { ApiError, unwrap } from "../contract";
 import type { Caller } from "../session";
 import { normalizeWorkspacePath } from "../tools";
+import { afterAnswer, pageCache, pageKey, storedPage } from "./edge-cache";
 import { resource } from "./routing";
 import { ArchiveQuery, EventsQuery, FilesQuery, parseInput, SHA256, TranscriptQuery } from "./schemas";
 import { parsedBody } from "./turns";
-import { callerOf, type EdgeApp } from "./types";
+import { callerOf, type EdgeApp, type EdgeContext } from "./types";
 
 type EventsPage = { events: { digest: string }[]; highWater: number; headDigest: string };
 
@@ -15,8 +16,21 @@ export function readRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/events", {
     GET: async (c) => {
       const q = parseInput(EventsQuery, c.req.query(), "query");
+      const after = q.after ?? 0;
       const limit = q.limit ?? 500;
-      const page = unwrap(await c.get("session").readEvents(callerOf(c), q.after ?? 0, limit)) as EventsPage;
+      const id = c.req.param("id") ?? "";
+      // CONTRACT §7.22: a full page is looked up after auth, under the caller's own key.
+      const cache = pageCache(c);
+      const key = cache ? pageKey(c, id, after, limit) : null;
+      const hit = cache && key ? await cache.match(key) : undefined;
+      if (hit) {
+        // Only the edge answered: nothing asked the object (and so nothing admitted it again).
+        c.set("askedObject", true);
+        return answerFullPage(c, await hit.text(), hit.headers.get("etag") ?? "", "hit");
+      }
+      const { cacheable, ...page } = unwrap(
+        await c.get("session").readEvents(callerOf(c), after, limit),
+      ) as EventsPage & { cacheable: boolean };
       // A full page never changes (CONTRACT §7.21); a page at the head may grow.
       const last = page.events.at(-1);
       if (page.events.length < limit || !last) {
@@ -24,10 +38,10 @@ export function readRoutes(app: EdgeApp): void {
         return c.json(page);
       }
       const etag = `W/"${last.digest}"`;
-      c.header("ETag", etag);
-      c.header("Cache-Control", IMMUTABLE);
-      if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-      return c.json(page);
+      const body = JSON.stringify(page);
+      // Pages of a session with a jurisdiction never leave the object's answer (§7.22).
+      if (cache && key && cacheable) await afterAnswer(c, cache.put(key, storedPage(body, etag)));
+      return answerFullPage(c, body, etag, cache && cacheable ? "miss" : "bypass");
     },
   });
 
@@ -84,6 +98,15 @@ export function readRoutes(app: EdgeApp): void {
       return c.text(content, 200, { "content-type": "text/plain; charset=utf-8" });
     },
   });
+}
+
+/** A full page's answer, from the object or the cache alike: ETag, immutable, 304 on a match. */
+function answerFullPage(c: EdgeContext, body: string, etag: string, cacheState: "hit" | "miss" | "bypass"): Response {
+  c.header("ETag", etag);
+  c.header("Cache-Control", IMMUTABLE);
+  c.header("x-hw-edge-cache", cacheState);
+  if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+  return c.body(body, 200, { "content-type": "application/json" });
 }
 
 /** `If-None-Match` holds `etag` (a list, `*`, or weak/strong forms of the same tag). */
