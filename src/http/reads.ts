@@ -22,7 +22,9 @@ export function readRoutes(app: EdgeApp): void {
       // CONTRACT §7.22: a full page is looked up after auth, under the caller's own key.
       const cache = pageCache(c);
       const key = cache ? pageKey(c, id, after, limit) : null;
-      const hit = cache && key ? await cache.match(key) : undefined;
+      // A reader that asks `Cache-Control: no-cache` (as HTTP lets it) is answered by the object.
+      const revalidate = /no-cache/i.test(c.req.header("cache-control") ?? "");
+      const hit = cache && key && !revalidate ? await cache.match(key) : undefined;
       if (hit) {
         // Only the edge answered: nothing asked the object (and so nothing admitted it again).
         c.set("askedObject", true);

@@ -108,3 +108,13 @@ describe("what always goes to the object", () => {
     expectError(await api(`/v1/sessions/${id}/events?limit=1001`), 400, "bad_request");
   });
 });
+
+describe("a reader may ask for the object's answer", () => {
+  it("Cache-Control: no-cache on the request skips the cache, and answers the same page", async () => {
+    const id = await sessionWith(4);
+    const first = await api(`/v1/sessions/${id}/events?after=0&limit=2`);
+    const fresh = await api(`/v1/sessions/${id}/events?after=0&limit=2`, { headers: { "cache-control": "no-cache" } });
+    expect(fresh.headers.get("x-hw-edge-cache")).toBe("miss");
+    expect(fresh.body.events).toEqual(first.body.events);
+  });
+});
