@@ -121,6 +121,8 @@ describe("ids that were never written, or never minted (CONTRACT §2, §7.26, DE
     for (const pos of [0, 31, 63]) {
       const c = s.id[pos]!;
       const sibling = `${s.id.slice(0, pos)}${c === "0" ? "1" : "0"}${s.id.slice(pos + 1)}`;
+      // DESIGN §7 re-checked: idFromString refuses it (the id carries the namespace's MAC), so no stub is made.
+      expect(() => env.SESSIONS.idFromString(sibling)).toThrow();
       for (const { path, init } of everyRoute(sibling)) expectError(await api(path, init), 404, "not_found");
     }
     expect(await highWaterOf(s.id)).toBe(s.highWater);
