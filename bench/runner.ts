@@ -20,6 +20,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
 import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
+import { type BytesResults, bytesFigures, reportBytes, tenMiBPeaks } from "./bytes-runner";
 import {
   type BenchServer,
   cpuNs,
@@ -73,7 +74,7 @@ type Cost = { cpu: Stat; wall: Stat; unit: string };
 
 // ---- the bench Worker ---------------------------------------------------------------------
 
-type Ns = "BENCH_LOG" | "BENCH_SESSION" | "BENCH_AGENTS" | "BENCH_CHAT";
+type Ns = "BENCH_LOG" | "BENCH_SESSION" | "BENCH_AGENTS" | "BENCH_CHAT" | "BENCH_BYTES";
 type CallResult<T> = { value: T; wallMs: number; cpuMs: number; workerMs: number };
 
 class WorkerdRestarted extends Error {}
@@ -719,6 +720,14 @@ function printTable() {
 
 /** The whole bench: measures, prints the table, writes the results. */
 export async function main(): Promise<void> {
+  if (process.env.HW_BENCH_ONLY === "bytes") return bytesOnly();
+  // Where a 10 MiB result's peak comes from: each stage of its path on a fresh workerd.
+  if (process.env.HW_BENCH_ONLY === "mem") {
+    for (const stop of [1, 2, 3, 9])
+      for (const mode of ["ours", "today"] as const)
+        console.log(mode, stop, (await tenMiBPeaks(mode, 5, stop)).peaks.map((p) => p.toFixed(1)).join(" "));
+    return;
+  }
   const started = Date.now();
   const load0 = loadavg();
   const persistTo = scratchDir("hw-bench-");
@@ -726,12 +735,14 @@ export async function main(): Promise<void> {
   const bench = new Bench(await startBenchWorker(persistTo));
   let st: StorageResults;
   let ctx: ContextResults;
+  let bytes: BytesResults;
   try {
     await fillContest(bench);
     st = await storage(bench);
     await fillSessions(bench);
     ctx = await context(bench);
     await coldMemory(bench, persistTo, ctx);
+    bytes = await bytesFigures(bench);
   } catch (err) {
     log(`failed; the bench worker's output ends:\n${bench.srv.logs().slice(-4000)}`);
     throw err;
@@ -895,6 +906,8 @@ export async function main(): Promise<void> {
     );
   }
 
+  reportBytes(bytes, { info, target });
+
   const seconds = (Date.now() - started) / 1000;
   const load1 = loadavg();
   const result = {
@@ -917,6 +930,7 @@ export async function main(): Promise<void> {
     context: ctx,
     restart: rs,
     fanout: fo,
+    bytes,
   };
   // bench/run.mjs runs us from a snapshot; results go to the real repository, formatted the
   // way `npm run check` (Biome) wants them.
@@ -931,5 +945,28 @@ export async function main(): Promise<void> {
     stdio: "ignore",
   });
   log(`${seconds.toFixed(0)} s; results in bench/results/${stamp}.json and bench/results/latest.json`);
+  printTable();
+}
+
+/** `HW_BENCH_ONLY=bytes npm run bench`: only the bytes and memory figures (bench/bytes-runner.ts). */
+async function bytesOnly(): Promise<void> {
+  const persistTo = scratchDir("hw-bench-bytes-");
+  const bench = new Bench(await startBenchWorker(persistTo));
+  let bytes: BytesResults;
+  try {
+    bytes = await bytesFigures(bench);
+  } finally {
+    await bench.srv.stop();
+  }
+  reportBytes(bytes, { info, target });
+  const root = process.env.HW_BENCH_ROOT ?? REPO_ROOT;
+  const dir = join(root, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "bytes-latest.json");
+  writeFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), rows, bytes }, null, 2)}\n`);
+  execFileSync(join(root, "node_modules", ".bin", "biome"), ["format", "--write", file], {
+    cwd: root,
+    stdio: "ignore",
+  });
   printTable();
 }

@@ -22,12 +22,16 @@ import { buildRecoveryPlan } from "../src/projections";
 import { SessionRuntime } from "../src/runtime/session-runtime";
 import { SessionObject } from "../src/session";
 import { applyMigrations } from "../src/storage";
+import type { BenchBytes } from "./bytes";
+
+export { BenchBytes } from "./bytes";
 
 type BenchEnv = Env & {
   BENCH_LOG: DurableObjectNamespace<BenchLog>;
   BENCH_SESSION: DurableObjectNamespace<BenchSession>;
   BENCH_AGENTS: DurableObjectNamespace<BenchAgentsSessions>;
   BENCH_CHAT: DurableObjectNamespace<BenchChat>;
+  BENCH_BYTES: DurableObjectNamespace<BenchBytes>;
 };
 
 /** Serialized size of one benchmark event (our canonical body, the peers' stored JSON). */
@@ -668,7 +672,7 @@ export class BenchChat extends AIChatAgent<BenchEnv> {
 
 // ------------------------------------------------------------------------------------------
 
-const NAMESPACES = ["BENCH_LOG", "BENCH_SESSION", "BENCH_AGENTS", "BENCH_CHAT"] as const;
+const NAMESPACES = ["BENCH_LOG", "BENCH_SESSION", "BENCH_AGENTS", "BENCH_CHAT", "BENCH_BYTES"] as const;
 type CallBody = { ns: (typeof NAMESPACES)[number]; name: string; method: string; args?: unknown[]; repeat?: number };
 
 /**

@@ -14,8 +14,23 @@ export const MessageText = z
 
 export const IdempotencyKey = z.string().min(1).max(200);
 
+/**
+ * UTF-8 length of a string in bytes, as `TextEncoder` would encode it (a lone surrogate
+ * becomes U+FFFD, 3 bytes), without allocating the encoding: a 10 MiB tool result is
+ * measured, not copied.
+ */
 export function utf8Bytes(s: string): number {
-  return new TextEncoder().encode(s).byteLength;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Client → server WebSocket frames (CONTRACT §4). */

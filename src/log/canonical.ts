@@ -22,3 +22,23 @@ export function canonical(value: unknown): string {
   }
   return `${out}}`;
 }
+
+/** Below this, serializing again is cheaper than remembering. */
+const REMEMBER_CHARS = 64 * 1024;
+const remembered = new WeakMap<object, string>();
+
+/**
+ * `canonical(value)`, remembered per object when it is large, so that one large tool result is
+ * serialized once on its way to the log (measured and archived by the runtime, then moved to the
+ * blob store by the event store), not once per step (DESIGN §6: a 10 MiB result is not copied
+ * again and again). Only for values that are never changed after they are made, such as a
+ * tool's response.
+ */
+export function canonicalOnce(value: unknown): string {
+  if (value === null || typeof value !== "object") return canonical(value);
+  const hit = remembered.get(value);
+  if (hit !== undefined) return hit;
+  const text = canonical(value);
+  if (text.length >= REMEMBER_CHARS) remembered.set(value, text);
+  return text;
+}

@@ -10,7 +10,14 @@ export type ResponseStatus = z.infer<typeof ResponseStatus>;
 export const EventContent = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("thinking"), text: z.string(), signature: z.string().optional() }),
-  z.object({ type: z.literal("functionCall"), callId: z.string(), name: z.string(), args: z.unknown() }),
+  z.object({
+    type: z.literal("functionCall"),
+    callId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    /** The provider's own id for the call, used only on the wire (CONTRACT §7.6). */
+    providerCallId: z.string().optional(),
+  }),
   z.object({
     type: z.literal("functionResponse"),
     callId: z.string(),

@@ -1,6 +1,7 @@
 export { BLOB_CHUNK_BYTES, type BlobMeta, BlobStore } from "./blobs";
-export { canonical } from "./canonical";
+export { canonical, canonicalOnce } from "./canonical";
 export * from "./event";
 export { chainDigest, GENESIS_DIGEST, sha256Hex } from "./hash";
+export { modelViewOf, type OffloadMark, offloadOf, placeholderFor } from "./model-view";
 export { EventStore, type Head, INLINE_EVENT_LIMIT, serializeRow } from "./store";
-export { findBlobRefs, type VerifyResult, verifyRows } from "./verify";
+export { ChainVerifier, findBlobRefs, type VerifyResult, verifyInChunks, verifyRows } from "./verify";

@@ -1,11 +1,12 @@
 import type { SqlLike, SqlValue } from "../storage";
 import { BlobStore } from "./blobs";
-import { canonical } from "./canonical";
+import { canonical, canonicalOnce } from "./canonical";
 import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
+import { modelViewOf } from "./model-view";
+import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";
 
-/** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
-export const INLINE_EVENT_LIMIT = 512 * 1024;
+export { INLINE_EVENT_LIMIT };
 
 export type Head = { highWater: number; headDigest: string };
 
@@ -29,6 +30,7 @@ function parseRow(row: EventRow): Event {
  */
 export class EventStore {
   #head: Head | null = null;
+  #viewReady = false;
   readonly blobs: BlobStore;
 
   constructor(
@@ -63,10 +65,18 @@ export class EventStore {
           const seq = highWater + 1;
           let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
           // Serialized once; only an event over the inline limit is rewritten and serialized again.
-          let body = canonical(event);
-          if (body.length > INLINE_EVENT_LIMIT) {
+          // One whose payload is plainly over it is rewritten first: a 10 MiB result is never serialized
+          // inside its event only to be thrown away.
+          let body: string;
+          if (payloadOverLimit(event)) {
             event = this.#externalize(event);
             body = canonical(event);
+          } else {
+            body = canonical(event);
+            if (body.length > INLINE_EVENT_LIMIT) {
+              event = this.#externalize(event);
+              body = canonical(event);
+            }
           }
           const digest = chainDigest(headDigest, body);
           this.sql.exec(
@@ -80,6 +90,10 @@ export class EventStore {
             body,
             digest,
           );
+          // The model view is written with its event, so the cache is never behind the log.
+          const view = modelViewOf(event);
+          if (view)
+            this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
           highWater = seq;
           headDigest = digest;
           out.push({ ...event, digest } as Event);
@@ -94,21 +108,25 @@ export class EventStore {
     }
   }
 
-  /** Moves payloads out of an event whose canonical JSON is over the inline limit. */
+  /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
   #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
-    const e = structuredClone(event);
     const toBlob = (value: unknown): BlobRef => {
-      const text = typeof value === "string" ? value : canonical(value);
+      // The runtime serialized a large result already to measure and archive it: the same text.
+      const text = typeof value === "string" ? value : canonicalOnce(value);
       const meta = this.blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
       return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
     };
+    const e = { ...event };
     const c = e.content;
-    if (c?.type === "functionResponse") c.response = toBlob(c.response);
-    else if (c?.type === "functionCall") c.args = toBlob(c.args);
-    else if (c?.type === "text" || c?.type === "thinking") c.text = toBlob(c.text) as unknown as string;
+    if (c?.type === "functionResponse") e.content = { ...c, response: toBlob(c.response) };
+    else if (c?.type === "functionCall") e.content = { ...c, args: toBlob(c.args) };
+    else if (c?.type === "text" || c?.type === "thinking")
+      e.content = { ...c, text: toBlob(c.text) as unknown as string };
     const delta = e.actions?.stateDelta;
     if (delta && canonical(e).length > INLINE_EVENT_LIMIT) {
-      for (const k of Object.keys(delta)) delta[k] = toBlob(delta[k]);
+      const moved: Record<string, unknown> = {};
+      for (const k of Object.keys(delta)) moved[k] = toBlob(delta[k]);
+      e.actions = { ...e.actions, stateDelta: moved };
     }
     return e;
   }
@@ -136,11 +154,63 @@ export class EventStore {
   /**
    * What the model context is built from: visible events after `after`, plus the hidden
    * `modelRequest` markers, which tell where input arrived while the model was answering.
+   * Read through the model view: an offloaded result comes back holding its placeholder, and
+   * its logged body is never read, so a build costs the same with 3 or 300 results archived.
    */
   readContextEventsAfter(after: number): Event[] {
-    return this.#rows("seq > ? AND (visibility = 'visible' OR kind = 'modelRequest') ORDER BY seq", after).map(
-      parseRow,
-    );
+    this.#ensureModelView();
+    // COALESCE evaluates lazily: an event with a view row never has its own body or digest read
+    // (the digest column follows the body in the row, so reading it would walk the body too).
+    return this.sql
+      .exec<EventRow>(
+        `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
+         FROM events e LEFT JOIN model_view v ON v.seq = e.seq
+         WHERE e.seq > ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
+        after,
+      )
+      .toArray()
+      .map(parseRow);
+  }
+
+  /** Rebuilds the model view from the log when it is not known to be complete (upgraded or lost). */
+  #ensureModelView(): void {
+    if (this.#viewReady) return;
+    const built = this.sql.exec("SELECT 1 AS ok FROM caches WHERE name = 'model_view'").toArray().length > 0;
+    if (!built) this.rebuildModelView();
+    this.#viewReady = true;
+  }
+
+  /**
+   * Rewrites the model view from the log in one transaction, a page of offloaded results at a
+   * time (only their rows leave SQLite). The view is a cache: dropping it loses nothing.
+   */
+  rebuildModelView(): void {
+    this.transactionSync(() => {
+      this.sql.exec("DELETE FROM model_view");
+      let after = 0;
+      for (;;) {
+        const page = this.#rows(
+          "kind = 'functionResponse' AND seq > ? AND json_extract(body, '$.actions.stateDelta.offload.sha256') IS NOT NULL ORDER BY seq LIMIT 64",
+          after,
+        );
+        for (const row of page) {
+          const view = modelViewOf(JSON.parse(row.body) as Event);
+          if (view)
+            this.sql.exec(
+              "INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)",
+              row.seq,
+              canonical(view),
+              row.digest,
+            );
+        }
+        if (page.length < 64) break;
+        after = page[page.length - 1]!.seq;
+      }
+      this.sql.exec(
+        "INSERT OR REPLACE INTO caches (name, built_through) VALUES ('model_view', ?)",
+        this.head().highWater,
+      );
+    });
   }
 
   get(seq: number): Event | null {
@@ -174,6 +244,44 @@ export class EventStore {
       expected = row.seq + 1;
     }
     return problems;
+  }
+
+  /**
+   * Events after `after` in pages of `pageSize` (default 500), until `enough(page)` says so, the head is reached, or
+   * `maxEvents` events or `maxBytes` of their JSON were read. `atHead` tells whether the read got there.
+   */
+  readBoundedAfter(
+    after: number,
+    bounds: { maxEvents: number; maxBytes: number; pageSize?: number; enough?: (page: Event[]) => boolean },
+  ): { events: Event[]; atHead: boolean } {
+    const highWater = this.head().highWater;
+    const events: Event[] = [];
+    let bytes = 0;
+    let cursor = after;
+    while (cursor < highWater && events.length < bounds.maxEvents && bytes <= bounds.maxBytes) {
+      const rows = this.#rows(
+        "seq > ? ORDER BY seq LIMIT ?",
+        cursor,
+        Math.min(bounds.pageSize ?? 500, bounds.maxEvents - events.length),
+      );
+      if (rows.length === 0) break;
+      const page = rows.map(parseRow);
+      for (const r of rows) bytes += r.body.length;
+      events.push(...page);
+      cursor = rows[rows.length - 1]!.seq;
+      if (bounds.enough?.(page)) break;
+    }
+    return { events, atHead: cursor >= highWater };
+  }
+
+  /** Stored rows with `after` < seq ≤ `through`, at most `limit`: a chunk of a verification. */
+  readRows(after: number, through: number, limit: number): EventRow[] {
+    return this.#rows("seq > ? AND seq <= ? ORDER BY seq LIMIT ?", after, through, limit);
+  }
+
+  /** Approval decisions after `after` (they name a request, not a call, so `readByCall` misses them). */
+  readDecisionsAfter(after: number): Event[] {
+    return this.#rows("kind = 'permissionDecision' AND seq > ? ORDER BY seq", after).map(parseRow);
   }
 
   /** Raw rows in pages, for verification without holding the whole log in memory. */

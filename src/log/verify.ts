@@ -4,60 +4,83 @@ import { chainDigest, GENESIS_DIGEST } from "./hash";
 
 export type VerifyResult = { ok: boolean; highWater: number; headDigest: string; problems: string[] };
 
+type Row = { seq: number; body: string; digest: string };
+
 /**
  * Recomputes the hash chain over stored rows and checks contiguity, one session id,
  * call / dispatch / response pairing and every referenced blob. Streams rows, so
  * memory holds only the sets of call ids, not the events.
  */
 export function verifyRows(
-  rows: Iterable<{ seq: number; body: string; digest: string }>,
+  rows: Iterable<Row>,
   sessionId: string,
   blobs?: Pick<BlobStore, "meta" | "check">,
 ): VerifyResult {
-  const problems: string[] = [];
-  let prev = GENESIS_DIGEST;
-  let expected = 1;
-  const calls = new Set<string>();
-  const dispatched = new Set<string>();
-  const answered = new Set<string>();
-  for (const row of rows) {
-    if (row.seq !== expected) problems.push(`seq ${row.seq}: expected ${expected}`);
-    expected = row.seq + 1;
-    const want = chainDigest(prev, row.body);
+  const verifier = new ChainVerifier(sessionId, blobs);
+  for (const row of rows) verifier.add(row);
+  return verifier.result();
+}
+
+/**
+ * The verification of `verifyRows`, fed a row at a time, so a caller can check a long log in
+ * chunks and yield between them (CONTRACT §7.20) with the same result as one pass.
+ */
+export class ChainVerifier {
+  readonly #problems: string[] = [];
+  #prev = GENESIS_DIGEST;
+  #expected = 1;
+  readonly #calls = new Set<string>();
+  readonly #dispatched = new Set<string>();
+  readonly #answered = new Set<string>();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly blobs?: Pick<BlobStore, "meta" | "check">,
+  ) {}
+
+  add(row: Row): void {
+    const problems = this.#problems;
+    if (row.seq !== this.#expected) problems.push(`seq ${row.seq}: expected ${this.#expected}`);
+    this.#expected = row.seq + 1;
+    const want = chainDigest(this.#prev, row.body);
     if (want !== row.digest) problems.push(`seq ${row.seq}: digest mismatch`);
-    prev = row.digest;
+    this.#prev = row.digest;
     let e: Event;
     try {
       e = JSON.parse(row.body) as Event;
     } catch {
       problems.push(`seq ${row.seq}: body is not JSON`);
-      continue;
+      return;
     }
     if (e.seq !== row.seq) problems.push(`seq ${row.seq}: body says seq ${e.seq}`);
-    if (e.sessionId !== sessionId) problems.push(`seq ${row.seq}: another sessionId`);
+    if (e.sessionId !== this.sessionId) problems.push(`seq ${row.seq}: another sessionId`);
     const c = e.content;
     const d = e.actions?.toolDispatch;
-    if (c?.type === "functionCall") calls.add(c.callId);
+    if (c?.type === "functionCall") this.#calls.add(c.callId);
     if (d) {
-      if (!calls.has(d.callId)) problems.push(`seq ${row.seq}: dispatch of unknown call ${d.callId}`);
-      dispatched.add(d.callId);
+      if (!this.#calls.has(d.callId)) problems.push(`seq ${row.seq}: dispatch of unknown call ${d.callId}`);
+      this.#dispatched.add(d.callId);
     }
     if (c?.type === "functionResponse") {
-      if (!calls.has(c.callId)) problems.push(`seq ${row.seq}: response to unknown call ${c.callId}`);
-      if (answered.has(c.callId)) problems.push(`seq ${row.seq}: second response to ${c.callId}`);
-      if (c.status !== "rejected" && !dispatched.has(c.callId))
+      if (!this.#calls.has(c.callId)) problems.push(`seq ${row.seq}: response to unknown call ${c.callId}`);
+      if (this.#answered.has(c.callId)) problems.push(`seq ${row.seq}: second response to ${c.callId}`);
+      if (c.status !== "rejected" && !this.#dispatched.has(c.callId))
         problems.push(`seq ${row.seq}: ${c.status} response without dispatch`);
-      answered.add(c.callId);
+      this.#answered.add(c.callId);
     }
-    if (blobs)
+    if (this.blobs)
       for (const ref of findBlobRefs(e)) {
-        const meta = blobs.meta(ref.sha256);
+        const meta = this.blobs.meta(ref.sha256);
         if (!meta) problems.push(`seq ${row.seq}: blob ${ref.sha256} missing`);
-        else if (meta.bytes !== ref.bytes || !blobs.check(ref))
+        else if (meta.bytes !== ref.bytes || !this.blobs.check(ref))
           problems.push(`seq ${row.seq}: blob ${ref.sha256} corrupt`);
       }
   }
-  return { ok: problems.length === 0, highWater: expected - 1, headDigest: prev, problems };
+
+  result(): VerifyResult {
+    const problems = [...this.#problems];
+    return { ok: problems.length === 0, highWater: this.#expected - 1, headDigest: this.#prev, problems };
+  }
 }
 
 /** Every `{ $blob }` reference inside an event. */
@@ -66,4 +89,29 @@ export function findBlobRefs(value: unknown, out: { sha256: string; bytes: numbe
   else if (Array.isArray(value)) for (const v of value) findBlobRefs(v, out);
   else if (value && typeof value === "object") for (const v of Object.values(value)) findBlobRefs(v, out);
   return out;
+}
+
+/**
+ * Verifies rows 1..`highWater` (the head when called; those rows never change) in chunks of at
+ * most `chunk` rows, awaiting `yieldTurn` between chunks so the object serves others meanwhile
+ * (CONTRACT §7.20). Reports the `highWater` it started from.
+ */
+export async function verifyInChunks(
+  store: { readRows(after: number, through: number, limit: number): Row[]; blobs: Pick<BlobStore, "meta" | "check"> },
+  sessionId: string,
+  highWater: number,
+  chunk: number,
+  yieldTurn: () => Promise<unknown>,
+): Promise<VerifyResult> {
+  const verifier = new ChainVerifier(sessionId, store.blobs);
+  for (let after = 0; after < highWater; ) {
+    const rows = store.readRows(after, highWater, chunk);
+    if (rows.length === 0) break;
+    for (const row of rows) verifier.add(row);
+    after = rows[rows.length - 1]!.seq;
+    if (after < highWater) await yieldTurn();
+  }
+  const result = verifier.result();
+  if (result.highWater !== highWater) result.problems.push(`seq ${highWater}: missing`);
+  return { ...result, ok: result.problems.length === 0, highWater };
 }

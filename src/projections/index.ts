@@ -40,4 +40,4 @@ export {
   type SessionSummary,
   toSession,
 } from "./summary";
-export { buildTranscript, type TranscriptItem } from "./transcript";
+export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";

@@ -1,25 +1,8 @@
-import { type Event, isBlobRef } from "../log";
+import { type Event, isBlobRef, type OffloadMark, offloadOf, placeholderFor } from "../log";
 import type { AssistantPart, NeutralMessage, ToolResultPart } from "../model/types";
 
-/** An offloaded tool result, recorded on its functionResponse event as `actions.stateDelta.offload`. */
-export type OffloadMark = { sha256: string; bytes: number; preview: string };
-
-export function offloadOf(e: Event): OffloadMark | null {
-  const mark = e.actions?.stateDelta?.offload as OffloadMark | undefined;
-  return mark && typeof mark.sha256 === "string" ? mark : null;
-}
-
-/** What the model sees in place of an archived result (CONTRACT §5). */
-export function placeholderFor(tool: string, mark: OffloadMark) {
-  return {
-    offloaded: true,
-    tool,
-    bytes: mark.bytes,
-    sha256: mark.sha256,
-    ref: `archive://${mark.sha256}`,
-    preview: mark.preview,
-  };
-}
+// The offload mark and its placeholder live with the log's model view, which stores the same placeholder.
+export { type OffloadMark, offloadOf, placeholderFor };
 
 export type ContextInput = {
   system: string;

@@ -83,3 +83,49 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
   }
   return items;
 }
+
+const FINAL_STATES = new Set(["ok", "error", "interrupted", "rejected"]);
+
+/**
+ * One page of the transcript (CONTRACT §7.20): the items whose seq is in `(after, through]`, at
+ * most `limit`, where `events` are the events after `after` that were read (ascending) and
+ * `later(callIds, through)` gives the events after `through` about the calls still open there
+ * (their dispatch, decision and response), so a tool item shows its latest state. Items that share
+ * a seq stay on one page. `next` is `through` when `events` were cut before the head. Pure.
+ */
+export function pageTranscript(
+  events: Event[],
+  limit: number,
+  atHead: boolean,
+  later: (callIds: string[], through: number) => Event[],
+): { items: TranscriptItem[]; next?: number } {
+  let items = buildTranscript(events);
+  let through = events.at(-1)?.seq ?? 0;
+  let cut = !atHead;
+  if (items.length > limit) {
+    const first = items[limit]!.seq;
+    const kept = items.filter((i) => i.seq < first);
+    // A single seq with more than `limit` items is returned whole rather than never.
+    items = kept.length > 0 ? kept : items.filter((i) => i.seq === first);
+    through = kept.length > 0 ? first - 1 : first;
+    cut = true;
+  }
+  items = items.filter((i) => i.seq <= through);
+  const open = items.filter(
+    (i): i is Extract<TranscriptItem, { kind: "tool" }> => i.kind === "tool" && !FINAL_STATES.has(i.state),
+  );
+  if (open.length > 0) {
+    const inPage = events.filter((e) => e.seq <= through);
+    const extra = later(
+      open.map((i) => i.callId),
+      through,
+    ).filter((e) => e.seq > through);
+    const completed = new Map(
+      buildTranscript([...inPage, ...extra])
+        .filter((i): i is Extract<TranscriptItem, { kind: "tool" }> => i.kind === "tool")
+        .map((i) => [i.callId, i]),
+    );
+    items = items.map((i) => (i.kind === "tool" ? (completed.get(i.callId) ?? i) : i));
+  }
+  return cut ? { items, next: through } : { items };
+}

@@ -1,6 +1,6 @@
 /** One tool step, carried out: T1, run, T2 (DESIGN §4), or a re-run after recovery with `toolRecovery: rerun`. */
 import type { CallState } from "../projections";
-import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse } from "../tools";
+import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse, utf8ByteLength } from "../tools";
 import type { ToolResult } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
 import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
@@ -89,7 +89,7 @@ async function commitOutcome(
   rerun: boolean,
 ) {
   const text = serializeToolResponse(result.response);
-  const bytes = new TextEncoder().encode(text).byteLength;
+  const bytes = utf8ByteLength(text);
   const threshold = rt.summary?.options.offloadThresholdBytes ?? rt.deps.config.offloadThresholdBytes;
   let stateDelta: Record<string, unknown> | undefined;
   if (bytes > threshold) {

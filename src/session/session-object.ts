@@ -11,17 +11,26 @@ import {
   type Result,
   utf8Bytes,
 } from "../contract";
-import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
+import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
-import { buildTranscript, type Session, type SessionOptions } from "../projections";
+import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
-import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
+import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
-import { pumpSocket, type SocketAttachment } from "./sockets";
+import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
 const MAX_FRAME_BYTES = 1_048_576;
+/**
+ * `/verify` checks at most this many events between yields (CONTRACT §7.20: at most 5,000). At
+ * ~9 µs an event (SHA-256 and parse) a chunk holds the object for ~20 ms; 5,000 measured 42–59 ms.
+ */
+export const VERIFY_CHUNK_EVENTS = 2_000;
+/** A transcript page reads at most this many events, or this many bytes of them. */
+const TRANSCRIPT_SCAN_EVENTS = 5_000;
+const TRANSCRIPT_SCAN_BYTES = 8 * 1024 * 1024;
+const TRANSCRIPT_READ_EVENTS = 32;
 
 /**
  * One agent session: a thin Durable Object that wires storage, the alarm, sockets and RPC
@@ -195,15 +204,32 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  transcript(caller: Caller, page: { after: number; limit: number }) {
+  /**
+   * One page of the transcript (CONTRACT §7.20): items after event `after`, at most `limit`
+   * (1–500). Reads at most TRANSCRIPT_SCAN_EVENTS events or TRANSCRIPT_SCAN_BYTES of them, so a
+   * page costs the same on any log; `next` is the cursor to pass as `after` for the rest.
+   */
+  transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
     return asResult(() => {
       const { store } = this.#admit(caller);
-      const head = store.head().highWater;
-      // Bounded: the most recent 5,000 events (the full history is in /events and /export).
-      // Interim paging over that window (CONTRACT §7.20) until the bounded projection lands.
-      const all = buildTranscript(store.readFrom(Math.max(1, head - 4_999))).filter((i) => i.seq > page.after);
-      const items = all.slice(0, page.limit);
-      return { items, ...(all.length > page.limit ? { next: items.at(-1)!.seq } : {}) };
+      checkLimit("limit", limit, 1, 500);
+      if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
+      let items = 0;
+      const { events, atHead } = store.readBoundedAfter(after, {
+        maxEvents: TRANSCRIPT_SCAN_EVENTS,
+        maxBytes: TRANSCRIPT_SCAN_BYTES,
+        // Small reads: an event's body may be up to 512 KiB, so one read holds at most ~16 MiB.
+        pageSize: Math.min(limit + 1, TRANSCRIPT_READ_EVENTS),
+        // One item past the page tells where the page ends.
+        enough: (page) => {
+          items += buildTranscript(page).length;
+          return items > limit;
+        },
+      });
+      return pageTranscript(events, limit, atHead, (callIds, through) => {
+        const later = callIds.flatMap((id) => store.readByCall(id)).filter((e) => e.seq > through);
+        return [...later, ...store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
+      });
     });
   }
 
@@ -214,10 +240,17 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * Verifies the log from seq 1 to the `highWater` it started from, in chunks of at most
+   * VERIFY_CHUNK_EVENTS with a macrotask turn between them, so the agent loop and other
+   * requests run meanwhile (CONTRACT §7.20). Rows up to that highWater never change.
+   */
   verify(caller: Caller) {
-    return asResult(() => {
+    return asResult(async () => {
       const { store } = this.#admit(caller);
-      return verifyRows(store.scanRows(), this.ctx.id.toString(), store.blobs);
+      const { highWater } = store.head();
+      const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+      return verifyInChunks(store, this.ctx.id.toString(), highWater, VERIFY_CHUNK_EVENTS, turn);
     });
   }
 
@@ -234,13 +267,12 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  files(caller: Caller, page: { after: string | null; limit: number }) {
+  /** One page of the workspace listing, by path (CONTRACT §7.20): `limit` 1–1000, `next` the last path. */
+  files(caller: Caller, { after, limit }: { after: string | null; limit: number }) {
     return asResult(() => {
       this.#admit(caller);
-      // Interim paging (CONTRACT §7.20) until the bounded listing lands.
-      const all = listFiles(this.ctx.storage.sql).filter((f) => page.after === null || f.path > page.after);
-      const files = all.slice(0, page.limit);
-      return { files, ...(all.length > page.limit ? { next: files.at(-1)!.path } : {}) };
+      checkLimit("limit", limit, 1, 1000);
+      return listFilesPage(this.ctx.storage.sql, after, limit);
     });
   }
 
@@ -300,7 +332,14 @@ export class SessionObject extends DurableObject<Env> {
     const attachment: SocketAttachment = { principal, cursor: after };
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
-    pumpSocket(server, store);
+    // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
+    this.ctx.waitUntil(
+      replaySocket(server, store, {
+        onCaughtUp: (missedSession) => {
+          if (missedSession) server.send(JSON.stringify({ type: "session", session: runtime.session() }));
+        },
+      }),
+    );
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -373,6 +412,11 @@ export class SessionObject extends DurableObject<Env> {
     if (!store) return;
     for (const ws of this.ctx.getWebSockets()) {
       try {
+        // A socket still replaying gets these events from its replay, and the session once caught up.
+        if (isCatchingUp(ws)) {
+          if (session) noteSkippedSession(ws);
+          continue;
+        }
         pumpSocket(ws, store);
         if (session) ws.send(JSON.stringify({ type: "session", session }));
       } catch {
@@ -438,4 +482,9 @@ function providerSecrets(env: Env): string[] {
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
   const err = new ApiError(code, message);
   return Response.json({ error: { code, message } }, { status: err.status });
+}
+
+function checkLimit(name: string, value: number, min: number, max: number) {
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ApiError("bad_request", `${name}: an integer from ${min} to ${max}`);
 }

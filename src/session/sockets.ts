@@ -3,24 +3,81 @@ import type { EventStore } from "../log";
 /** What a hibernating socket remembers: whose it is and the last seq it was sent. Never a token. */
 export type SocketAttachment = { principal: string; cursor: number };
 
-const PAGE = 256;
+/** Events per replay page: one page is sent synchronously, then the object gets a turn. */
+export const REPLAY_PAGE = 256;
+
+type Rows = Pick<EventStore, "readSerializedAfter">;
 
 /**
- * Sends a socket every committed event after its cursor, in bounded pages, and moves the
- * cursor. Synchronous: no other send can interleave, so each event goes out exactly once
- * and in order, whether the socket is catching up or live.
+ * Sockets still replaying their backlog (DESIGN §7). In memory only: a replay is a promise of
+ * this isolate, and a socket that outlives the isolate (hibernation) has long caught up.
  */
-export function pumpSocket(ws: WebSocket, store: Pick<EventStore, "readSerializedAfter">): void {
+const catchingUp = new WeakMap<WebSocket, { missedSession: boolean }>();
+
+/** True while the socket is replaying: live sends skip it, its replay reaches the head itself. */
+export function isCatchingUp(ws: WebSocket): boolean {
+  return catchingUp.has(ws);
+}
+
+/** Notes that a `session` frame was skipped for a replaying socket, so the replay sends one at its end. */
+export function noteSkippedSession(ws: WebSocket): void {
+  const state = catchingUp.get(ws);
+  if (state) state.missedSession = true;
+}
+
+/** Sends one page of events after the socket's cursor and moves the cursor. Synchronous. */
+function sendPage(ws: WebSocket, store: Rows, pageSize: number): number {
   const att = ws.deserializeAttachment() as SocketAttachment | null;
-  if (!att) return;
-  let cursor = att.cursor;
-  for (;;) {
-    const page = store.readSerializedAfter(cursor, PAGE);
-    for (const row of page) {
-      ws.send(`{"type":"event","event":${row.json}}`);
-      cursor = row.seq;
-    }
-    if (page.length < PAGE) break;
+  if (!att) return 0;
+  const page = store.readSerializedAfter(att.cursor, pageSize);
+  for (const row of page) ws.send(`{"type":"event","event":${row.json}}`);
+  if (page.length > 0) ws.serializeAttachment({ ...att, cursor: page[page.length - 1]!.seq });
+  return page.length;
+}
+
+/**
+ * Sends a live socket every committed event after its cursor, and moves the cursor. Synchronous:
+ * called after each commit, it sends only the few events just committed. A socket still
+ * replaying is skipped (its replay will send them, in order, exactly once).
+ */
+export function pumpSocket(ws: WebSocket, store: Rows): void {
+  if (isCatchingUp(ws)) return;
+  while (sendPage(ws, store, REPLAY_PAGE) === REPLAY_PAGE) {
+    // a commit of more than one page: keep going, nothing can interleave in a synchronous loop
   }
-  if (cursor !== att.cursor) ws.serializeAttachment({ ...att, cursor });
+}
+
+/**
+ * Replays a new socket's backlog in pages of `pageSize`, yielding a macrotask turn between pages,
+ * so catching up 100k events never holds the object for one long synchronous call. Live
+ * broadcasts skip the socket meanwhile; the last page (shorter than `pageSize`) and the switch to
+ * live happen in one synchronous block, so no event is sent twice or out of order.
+ * `onCaughtUp` runs in that same block (e.g. to send a `session` frame that was skipped).
+ */
+export async function replaySocket(
+  ws: WebSocket,
+  store: Rows,
+  opts: { pageSize?: number; onCaughtUp?: (missedSession: boolean) => void } = {},
+): Promise<void> {
+  const pageSize = opts.pageSize ?? REPLAY_PAGE;
+  const state = { missedSession: false };
+  catchingUp.set(ws, state);
+  try {
+    for (;;) {
+      let sent: number;
+      try {
+        sent = sendPage(ws, store, pageSize);
+      } catch {
+        return; // the socket closed: it catches up from its cursor when it reconnects
+      }
+      if (sent < pageSize) {
+        catchingUp.delete(ws);
+        opts.onCaughtUp?.(state.missedSession);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  } finally {
+    catchingUp.delete(ws);
+  }
 }

@@ -33,4 +33,4 @@ export {
   validateApprovalRules,
 } from "./registry";
 export type { FileChange, ToolContext, ToolDefinition, ToolResult } from "./types";
-export { applyFileChanges, type FileEntry, type FileRow, listFiles, readFileRow } from "./workspace";
+export { applyFileChanges, type FileEntry, type FileRow, listFiles, listFilesPage, readFileRow } from "./workspace";

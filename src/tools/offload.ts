@@ -1,40 +1,26 @@
-import { canonical } from "../log";
+import { canonicalOnce, placeholderFor } from "../log";
 import { cutUtf8 } from "./builtin/text";
 
 /** The longest preview a placeholder carries (CONTRACT §5). */
 export const PREVIEW_BYTES = 512;
 
-export type OffloadPlaceholder = {
-  offloaded: true;
-  tool: string;
-  bytes: number;
-  sha256: string;
-  ref: string;
-  preview: string;
-};
+export type OffloadPlaceholder = ReturnType<typeof placeholderFor>;
 
 /** The archive ref for a blob digest. */
 export function archiveRef(sha256: string): string {
   return `archive://${sha256}`;
 }
 
-/** What the model sees in place of an offloaded result: where it is and how it starts. */
+/** What the model sees in place of an offloaded result: where it is and how it starts (the log's model view holds the same). */
 export function makePlaceholder(
   tool: string,
   text: string,
   meta: { sha256: string; bytes: number },
 ): OffloadPlaceholder {
-  return {
-    offloaded: true,
-    tool,
-    bytes: meta.bytes,
-    sha256: meta.sha256,
-    ref: archiveRef(meta.sha256),
-    preview: cutUtf8(text, PREVIEW_BYTES),
-  };
+  return placeholderFor(tool, { sha256: meta.sha256, bytes: meta.bytes, preview: cutUtf8(text, PREVIEW_BYTES) });
 }
 
 /** The text a tool response is measured and archived as: a string as-is, anything else as canonical JSON. */
 export function serializeToolResponse(response: unknown): string {
-  return typeof response === "string" ? response : canonical(response);
+  return typeof response === "string" ? response : canonicalOnce(response);
 }

@@ -79,3 +79,20 @@ export function applyFileChanges(sql: SqlLike, changes: FileChange[], seq: numbe
       .toArray();
   }
 }
+
+/** One page of the workspace listing, sorted by path: files after `after` (exclusive), at most `limit`. */
+export function listFilesPage(
+  sql: SqlLike,
+  after: string | null,
+  limit: number,
+): { files: FileEntry[]; next?: string } {
+  const rows = sql
+    .exec<{ path: string; bytes: number; updated_at: string }>(
+      "SELECT path, bytes, updated_at FROM files WHERE path > ? ORDER BY path LIMIT ?",
+      after ?? "",
+      limit + 1,
+    )
+    .toArray();
+  const files = rows.slice(0, limit).map((r) => ({ path: r.path, bytes: r.bytes, updatedAt: r.updated_at }));
+  return rows.length > limit ? { files, next: files.at(-1)!.path } : { files };
+}

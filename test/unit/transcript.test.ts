@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/log";
-import { buildTranscript, type TranscriptItem } from "../../src/projections";
+import { buildTranscript, pageTranscript, type TranscriptItem } from "../../src/projections";
 import { deepFreeze, type LogBuilder, newLog } from "./fixtures";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
@@ -236,4 +236,59 @@ describe("buildTranscript: items", () => {
     expect(b).toEqual(a);
     expect(toolItem(events, "c1").state).toBe("running");
   });
+});
+
+describe("pageTranscript (CONTRACT §7.20)", () => {
+  /** Pages a log the way the object does: the events after the cursor, `later` from the whole log. */
+  function pages(events: Event[], limit: number, window: number) {
+    const out: TranscriptItem[][] = [];
+    let after = 0;
+    for (let guard = 0; guard < 100; guard++) {
+      const read = events.filter((e) => e.seq > after).slice(0, window);
+      const atHead = read.at(-1)?.seq === events.at(-1)?.seq;
+      const page = pageTranscript(read, limit, atHead, (callIds, through) =>
+        events.filter(
+          (e) =>
+            e.seq > through &&
+            (callIds.some((id) => JSON.stringify(e).includes(`"${id}"`)) || e.actions?.permissionDecision),
+        ),
+      );
+      out.push(page.items);
+      if (page.next === undefined) return out;
+      expect(page.next).toBeGreaterThan(after);
+      after = page.next;
+    }
+    throw new Error("pages never ended");
+  }
+
+  function log() {
+    const ev = newLog();
+    ev.user("go");
+    ev.modelRequest();
+    ev.modelCall("c1", "write_file", { path: "a", content: "b" });
+    ev.permissionRequest("c1");
+    ev.user("meanwhile");
+    ev.user("and again");
+    ev.permissionDecision("apr_c1", "approve");
+    ev.dispatch("c1", "write");
+    ev.response("c1", "ok");
+    ev.modelText("done");
+    ev.turnClose("completed");
+    return ev.events;
+  }
+
+  for (const [limit, window] of [
+    [1, 100],
+    [2, 100],
+    [3, 3],
+    [200, 2],
+    [200, 100],
+  ] as const)
+    it(`joins to the whole transcript: limit ${limit}, ${window} events read per page`, () => {
+      const events = deepFreeze(log());
+      const all = pages(events, limit, window);
+      for (const p of all) expect(p.length).toBeLessThanOrEqual(limit);
+      // A call cut from its approval, dispatch and response by a page boundary shows its final state.
+      expect(all.flat()).toEqual(buildTranscript(events));
+    });
 });

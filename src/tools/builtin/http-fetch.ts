@@ -161,25 +161,27 @@ async function fetchFollowingRedirects(
 }
 
 async function readAnswer(response: Response, url: URL, maxBodyBytes: number, signal: AbortSignal) {
-  const { bytes, truncated } = await readCapped(response, maxBodyBytes, signal);
+  const { text, truncated } = await readCappedText(response, maxBodyBytes, signal);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
-  return {
-    status: response.status,
-    headers,
-    body: new TextDecoder().decode(bytes),
-    truncated,
-    url: url.href,
-  };
+  return { status: response.status, headers, body: text, truncated, url: url.href };
 }
 
-/** Reads at most `cap` bytes of the body, cut back to a UTF-8 boundary when it had to stop early. */
-async function readCapped(response: Response, cap: number, signal: AbortSignal) {
-  if (!response.body) return { bytes: new Uint8Array(0), truncated: false };
+/**
+ * Reads at most `cap` bytes of the body as text, cut back to a UTF-8 boundary when it had to stop
+ * early. The bytes go into one buffer as they arrive, sized from Content-Length when the server
+ * sends it (else grown by doubling), and are decoded once (DESIGN §6: a 10 MiB answer is never
+ * held as its network chunks, a joined copy and its text at once).
+ */
+async function readCappedText(response: Response, cap: number, signal: AbortSignal) {
+  if (!response.body) return { text: "", truncated: false };
   const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
+  const declared = Number(response.headers.get("content-length"));
+  // A few bytes past the cap let the cut see whether it splits a character.
+  const limit = cap + 4;
+  let buf = new Uint8Array(Number.isSafeInteger(declared) && declared > 0 ? Math.min(declared, limit) : 64 * 1024);
   let size = 0;
   let truncated = false;
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
@@ -189,9 +191,13 @@ async function readCapped(response: Response, cap: number, signal: AbortSignal) 
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
       const { done, value } = await reader.read();
       if (done) break;
-      // Keep a few bytes past the cap so the cut can see whether it splits a character.
-      const keep = Math.min(value.byteLength, cap + 4 - size);
-      parts.push(keep === value.byteLength ? value : value.subarray(0, keep));
+      const keep = Math.min(value.byteLength, limit - size);
+      if (size + keep > buf.byteLength) {
+        const grown = new Uint8Array(Math.min(limit, Math.max(size + keep, buf.byteLength * 2)));
+        grown.set(buf.subarray(0, size));
+        buf = grown;
+      }
+      buf.set(keep === value.byteLength ? value : value.subarray(0, keep), size);
       size += keep;
       if (size > cap) {
         truncated = true;
@@ -202,11 +208,9 @@ async function readCapped(response: Response, cap: number, signal: AbortSignal) 
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return { bytes: truncated ? all.subarray(0, utf8BoundaryBefore(all, cap)) : all, truncated };
+  const bytes = buf.subarray(0, size);
+  return {
+    text: new TextDecoder().decode(truncated ? bytes.subarray(0, utf8BoundaryBefore(bytes, cap)) : bytes),
+    truncated,
+  };
 }

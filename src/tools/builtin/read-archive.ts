@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonical } from "../../log";
+import { canonical, sha256Hex } from "../../log";
 import type { ToolDefinition } from "../types";
 import { cutUtf8, splitLines, toolError, utf8BoundaryAfter, utf8BoundaryBefore, utf8ByteLength } from "./text";
 
@@ -58,16 +58,21 @@ export const readArchiveTool: ToolDefinition<ReadArchiveArgs> = {
     const sha256 = m[1] as string;
     const meta = ctx.blobs.meta(sha256);
     if (!meta) return toolError("not_found", `no archived result ${args.ref} in this session`);
-    // DESIGN §6: the ref must name a blob whose stored size and digest still match.
-    if (!ctx.blobs.check(meta)) return toolError("corrupt", `archived result ${args.ref} failed its size/digest check`);
+    const corrupt = () => toolError("corrupt", `archived result ${args.ref} failed its size/digest check`);
 
     if (args.mode === "read") {
+      // DESIGN §6: the digest was checked once, at `put`; a page checks the stored size (in SQLite)
+      // and reads only its own bytes, so paging a 10 MiB archive never hashes it again.
+      if (!ctx.blobs.verifiedOnce(meta)) return corrupt();
       // A few bytes beyond the page let the cut see whole characters at both ends.
       const chunk = ctx.blobs.read(sha256, args.offset ?? 0, (args.limit ?? ARCHIVE_READ_DEFAULT) + 8);
       return readPage(chunk, args, meta.bytes);
     }
 
-    const text = ctx.blobs.readText(sha256) ?? "";
+    // inspect and query need the whole value anyway: check its digest over the bytes they read.
+    const whole = ctx.blobs.read(sha256);
+    if (!whole || whole.byteLength !== meta.bytes || sha256Hex(whole) !== meta.sha256) return corrupt();
+    const text = new TextDecoder().decode(whole);
     const lines = splitLines(text);
     const json = parseJson(text);
     if (args.mode === "inspect") {

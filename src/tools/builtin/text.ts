@@ -1,10 +1,10 @@
+import { utf8Bytes } from "../../contract/frames";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** UTF-8 length of a string in bytes. */
-export function utf8ByteLength(text: string): number {
-  return encoder.encode(text).byteLength;
-}
+/** UTF-8 length of a string in bytes (one implementation, shared with the HTTP limits). */
+export const utf8ByteLength = utf8Bytes;
 
 /**
  * The largest end ≤ `end` that does not split a UTF-8 sequence in `bytes`

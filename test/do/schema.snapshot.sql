@@ -1,0 +1,88 @@
+-- index events_call
+CREATE INDEX events_call ON events (call_id) WHERE call_id IS NOT NULL;
+
+-- index events_kind
+CREATE INDEX events_kind ON events (kind, seq);
+
+-- table _migrations
+CREATE TABLE _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+
+-- table blob_chunks
+CREATE TABLE blob_chunks (
+  sha256 TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY (sha256, idx)
+);
+
+-- table blobs
+CREATE TABLE blobs (
+  sha256 TEXT PRIMARY KEY,
+  bytes INTEGER NOT NULL,
+  media_type TEXT NOT NULL,
+  chunks INTEGER NOT NULL
+, verified_at TEXT);
+
+-- table caches
+CREATE TABLE caches (
+  name TEXT PRIMARY KEY,
+  built_through INTEGER NOT NULL
+);
+
+-- table checkpoints
+CREATE TABLE checkpoints (
+  id TEXT PRIMARY KEY,
+  through_seq INTEGER NOT NULL,
+  source_digest TEXT NOT NULL,
+  prev_id TEXT,
+  summary TEXT NOT NULL,
+  event_seq INTEGER NOT NULL
+);
+
+-- table events
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY,
+  turn_id TEXT,
+  author TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  call_id TEXT,
+  body TEXT NOT NULL,
+  digest TEXT NOT NULL
+);
+
+-- table files
+CREATE TABLE files (
+  path TEXT PRIMARY KEY,
+  content TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  updated_at TEXT NOT NULL,
+  seq INTEGER NOT NULL
+);
+
+-- table idempotency
+CREATE TABLE idempotency (
+  key TEXT PRIMARY KEY,
+  answer TEXT NOT NULL
+);
+
+-- table meta
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- table model_view
+CREATE TABLE model_view (
+  seq INTEGER PRIMARY KEY,
+  body TEXT NOT NULL,
+  digest TEXT NOT NULL
+);
+
+-- table tickets
+CREATE TABLE tickets (
+  hash TEXT PRIMARY KEY,
+  principal TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
