@@ -14,7 +14,10 @@ export const ApprovalRule = z.strictObject({
   match: z.record(z.string(), z.array(z.string().max(1000)).max(100)).optional(),
 });
 
+/** CONTRACT §7.24: the location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+/** CONTRACT §2: the jurisdictions a session object may be created in, and never leave. */
+export const JURISDICTIONS = ["eu", "fedramp"] as const;
 
 export const SessionOptions = z.strictObject({
   title: z.string().max(500).optional(),
@@ -25,6 +28,7 @@ export const SessionOptions = z.strictObject({
   offloadThresholdBytes: z.number().int().min(256).max(524_288).optional(),
   locationHint: z.enum(LOCATION_HINTS).optional(),
   maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
+  jurisdiction: z.enum(JURISDICTIONS).optional(),
 });
 export type SessionOptionsInput = z.infer<typeof SessionOptions>;
 

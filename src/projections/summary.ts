@@ -13,6 +13,7 @@ export type SessionOptions = {
   locationHint?: string;
   /** The step budget (CONTRACT §6), 1–100000; default 1000. */
   maxModelCallsPerTurn?: number;
+  jurisdiction?: string;
 };
 
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
@@ -54,6 +55,8 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
+  owner: string | null;
 };
 
 export type SessionCreated = {
@@ -61,6 +64,8 @@ export type SessionCreated = {
   parentId: string | null;
   options: SessionOptions;
   model: ModelConfig;
+  /** The owner hash recorded in seq 1 (CONTRACT §7.26). */
+  owner?: string;
 };
 
 /** Folds one committed event into the summary. Pure. */
@@ -85,6 +90,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
       lastUsage: null,
       highWater: e.seq,
       headDigest: e.digest,
+      owner: created.owner ?? null,
     };
   }
   const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
@@ -187,6 +193,8 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     usage: s.usage,
     maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
     wait: publicWait(s.openTurn),
+    // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
+    placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

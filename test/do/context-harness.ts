@@ -5,6 +5,7 @@ import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
 import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
@@ -130,6 +131,8 @@ export async function withSession<T>(
   return runInDurableObject(stub, async (_instance, state) => {
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
+    // An object migrates lazily with its seq 1 (CONTRACT §7.26); this harness writes it itself.
+    transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
     const deltas: DeltaFrame[] = [];
     const make = (provider: ModelProvider, providerFor = opts.providerFor) => {
