@@ -17,6 +17,8 @@ export default defineConfig({
                 ALLOWED_ORIGINS: "https://console.example",
                 HTTP_TOOL_ALLOWED_HOSTS: "127.0.0.1:*",
                 HW_TEST_MODE: "1",
+                // workerd implements no jurisdictions; the placement tests see them recorded (src/http/sessions.ts).
+                HW_SIMULATE_JURISDICTIONS: "1",
               },
             },
           }),

@@ -5,10 +5,12 @@
  * 10 MiB tool result, the longest stretch /verify and a WebSocket catch-up hold the object, and
  * the bytes of a /transcript and /files page.
  */
+
 import { EventStore } from "../src/log";
 import type { ModelConfig } from "../src/model";
 import { buildModelMessages, buildTranscript } from "../src/projections";
 import { replaySocket, SessionObject, type SocketAttachment } from "../src/session";
+import { applyMigrations } from "../src/storage";
 import { BUILTIN_TOOLS, listFiles, serializeToolResponse, type ToolContext } from "../src/tools";
 import { countingSql, offloadedLogDrafts } from "../test/do/bounded-log";
 import {
@@ -86,6 +88,9 @@ async function longestStretch(work: () => Promise<unknown>): Promise<{ maxGapMs:
   return { maxGapMs, turns };
 }
 
+/** The principal the bench creates its sessions for (the object admits only the owner, CONTRACT §7.26). */
+const BENCH_CALLER = { principal: "bench" };
+
 export class BenchBytes extends SessionObject {
   readonly #bytes: { bytes: number };
 
@@ -102,6 +107,8 @@ export class BenchBytes extends SessionObject {
   }
 
   #store(sql: SqlStorage | ReturnType<typeof countingSql>["sql"] = this.ctx.storage.sql) {
+    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); the bench writes around it.
+    this.ctx.storage.transactionSync(() => applyMigrations(this.ctx.storage.sql));
     return new EventStore(sql, this.ctx.id.toString(), (f) => this.ctx.storage.transactionSync(f));
   }
 
@@ -201,7 +208,7 @@ export class BenchBytes extends SessionObject {
   /** A session of `n` small visible events (for verify, replay and transcript). Then abort. */
   async logFill(n: number) {
     if (this.#store().head().highWater === 0)
-      await this.create({ options: { title: "bench" }, model: MODEL, parentId: null });
+      await this.create(BENCH_CALLER, { options: { title: "bench" }, model: MODEL, parentId: null });
     const store = this.#store();
     while (store.head().highWater < n) {
       const left = Math.min(2_000, n - store.head().highWater);
@@ -220,7 +227,7 @@ export class BenchBytes extends SessionObject {
   /** The longest stretch /verify holds the object, now (chunked) and today (one pass). */
   async verifyStretch() {
     const t0 = performance.now();
-    const ours = await longestStretch(() => this.verify());
+    const ours = await longestStretch(() => this.verify(BENCH_CALLER));
     const oursTotalMs = performance.now() - t0;
     const t1 = performance.now();
     const result = legacyVerify(this.#store().scanRows(), this.ctx.id.toString());
@@ -249,7 +256,7 @@ export class BenchBytes extends SessionObject {
   /** Bytes out of SQLite for one transcript page (200 items) and one /files page (1000), now and today. */
   async pageBytes() {
     this.#bytes.bytes = 0;
-    const page = await this.transcript({ after: 0, limit: 200 });
+    const page = await this.transcript(BENCH_CALLER, { after: 0, limit: 200 });
     const oursTranscript = this.#bytes.bytes;
     const head = this.#store().head().highWater;
     this.#bytes.bytes = 0;
@@ -264,7 +271,7 @@ export class BenchBytes extends SessionObject {
           new Date().toISOString(),
         );
     this.#bytes.bytes = 0;
-    await this.files({ after: null, limit: 1000 });
+    await this.files(BENCH_CALLER, { after: null, limit: 1000 });
     const oursFiles = this.#bytes.bytes;
     this.#bytes.bytes = 0;
     listFiles(sql);

@@ -422,6 +422,8 @@ export class BenchSession extends SessionObject {
   #runtime(): { runtime: SessionRuntime; store: EventStore } {
     const sql = this.ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => this.ctx.storage.transactionSync(fn);
+    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); the bench writes around it.
+    transactionSync(() => applyMigrations(sql));
     const store = new EventStore(sql, this.ctx.id.toString(), transactionSync);
     const runtime = new SessionRuntime({
       sessionId: this.ctx.id.toString(),

@@ -3,6 +3,10 @@ declare namespace Cloudflare {
     SESSIONS: DurableObjectNamespace<import("./session").SessionObject>;
     DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
     ASSETS: Fetcher;
+    /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
+    AI?: Ai;
+    /** The rate-limiting binding (`[[ratelimits]]`), where configured (CONTRACT §7.25). */
+    RATE_LIMITER?: RateLimit;
     API_TOKENS?: string;
     ALLOWED_ORIGINS?: string;
     MODEL_PROVIDER?: string;
@@ -18,6 +22,10 @@ declare namespace Cloudflare {
     HW_FAILPOINT?: string;
     HW_FAILPOINT_URL?: string;
     HW_TEST_MODE?: string;
+    /** Test only: local workerd has no jurisdictions; record one on an ordinary object instead of refusing. */
+    HW_SIMULATE_JURISDICTIONS?: string;
+    /** Bench only: put the per-principal directory check back on every session request (bench/ownership.mjs). */
+    HW_BENCH_DIRECTORY_LOOKUP?: string;
   }
 }
 interface Env extends Cloudflare.Env {}

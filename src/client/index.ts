@@ -20,7 +20,11 @@ export type FilesPage = { files: FileEntry[]; next?: string };
 export type ProviderInfo = { name: string; isDefault: boolean; defaultModel: string; demo: boolean };
 export type Ticket = { ticket: string; expiresAt: string };
 export type Accepted = { turnId: string; seq: number };
-export type SessionPatch = { title?: string | null; model?: SessionOptions["model"] };
+export type SessionPatch = {
+  title?: string | null;
+  model?: SessionOptions["model"];
+  maxModelCallsPerTurn?: number;
+};
 
 /** Server → client frames (CONTRACT §4). */
 export type ServerFrame =
@@ -102,6 +106,12 @@ export type ConnectOptions = {
   auth?: "ticket" | "header";
   /** A ticket for the first connection; later ones fetch their own. */
   ticket?: string;
+  /**
+   * How history is caught up before (and on every re-)connect: `pages` (default) reads it over
+   * HTTP in full pages aligned to `HISTORY_PAGE` (see `history`), which the edge can answer
+   * from its cache; the socket then replays only what is past them. `socket`: the socket replays all.
+   */
+  catchUp?: "pages" | "socket";
   /** Reconnect backoff: first delay and cap, in ms (defaults 250 and 10 000). */
   minDelayMs?: number;
   maxDelayMs?: number;
@@ -116,6 +126,9 @@ export type Connection = {
   /** Closes for good: no reconnect. */
   close(): void;
 };
+
+/** The page size of catch-up: a full page of it is immutable and cacheable (CONTRACT §7.21). */
+export const HISTORY_PAGE = 500;
 
 const PING_EVERY_MS = 25_000;
 /** No frame at all (not even a pong) for this long means the socket is dead. */
@@ -164,6 +177,15 @@ export class HighwaterClient {
     return this.#json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
   }
 
+  /** Releases the run's current wait (`Session.wait.waitId`); the text reaches the model (CONTRACT §6). */
+  resume(id: string, runId: string, waitId: string, text?: string): Promise<{ seq: number }> {
+    return this.#json(
+      "POST",
+      `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`,
+      text === undefined ? { waitId } : { waitId, text },
+    );
+  }
+
   stop(id: string): Promise<Session> {
     return this.#json("POST", `${sessionPath(id)}/stop`);
   }
@@ -176,6 +198,25 @@ export class HighwaterClient {
   /** One page of events with `seq > after`, ascending. */
   events(id: string, after = 0, limit = 500): Promise<EventsPage> {
     return this.#json("GET", `${sessionPath(id)}/events${queryString({ after, limit })}`);
+  }
+
+  /**
+   * Every event after `after`, page by page, until a page with fewer events than asked (the
+   * head: caught up, CONTRACT §7.21). The first page is shortened so that every later one
+   * starts at a multiple of `limit`: any reader of the session asks for the same full pages,
+   * which the edge answers from its cache (§7.22), and only the last, partial one is live.
+   */
+  async *history(id: string, after = 0, limit = HISTORY_PAGE): AsyncGenerator<Event[]> {
+    let cursor = after;
+    for (;;) {
+      const size = limit - (cursor % limit);
+      const page = await this.events(id, cursor, size);
+      if (page.events.length > 0) {
+        yield page.events;
+        cursor = page.events.at(-1)!.seq;
+      }
+      if (page.events.length < size) return;
+    }
   }
 
   /** One page of the transcript: items after the `after` seq (`next` when more follow). */
@@ -360,7 +401,26 @@ export class HighwaterClient {
       options.onFrame(frame);
     };
 
+    /** Catch-up over HTTP full pages; any failure leaves the rest to the socket's replay. */
+    const catchUpPages = async () => {
+      try {
+        for await (const events of this.history(sessionId, lastSeq)) {
+          for (const event of events) {
+            if (closed) return;
+            if (event.seq <= lastSeq) continue;
+            if (event.seq !== lastSeq + 1) return;
+            lastSeq = event.seq;
+            options.onFrame({ type: "event", event });
+          }
+        }
+      } catch {
+        // The socket replays from `lastSeq`, whatever the pages delivered.
+      }
+    };
+
     const open = async () => {
+      if (closed) return;
+      if ((options.catchUp ?? "pages") === "pages") await catchUpPages();
       if (closed) return;
       let url = `${wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/ws?after=${lastSeq}`;
       if (auth === "ticket") {

@@ -5,6 +5,7 @@ import { answerError, answerNotFound } from "./errors";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
+import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
@@ -30,6 +31,7 @@ export function createApp() {
   turnRoutes(app);
   readRoutes(app);
   socketRoutes(app);
+  resumeRoutes(app);
   workRoutes(app);
 
   app.notFound(answerNotFound);

@@ -1,8 +1,11 @@
 import { ApiError, unwrap } from "../contract";
+import type { Caller } from "../session";
 import { normalizeWorkspacePath } from "../tools";
+import { afterAnswer, pageCache, pageKey, storedPage } from "./edge-cache";
 import { resource } from "./routing";
 import { ArchiveQuery, EventsQuery, FilesQuery, parseInput, SHA256, TranscriptQuery } from "./schemas";
-import type { EdgeApp } from "./types";
+import { parsedBody } from "./turns";
+import { callerOf, type EdgeApp, type EdgeContext } from "./types";
 
 type EventsPage = { events: { digest: string }[]; highWater: number; headDigest: string };
 
@@ -13,8 +16,23 @@ export function readRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/events", {
     GET: async (c) => {
       const q = parseInput(EventsQuery, c.req.query(), "query");
+      const after = q.after ?? 0;
       const limit = q.limit ?? 500;
-      const page = unwrap(await c.get("session").readEvents(q.after ?? 0, limit)) as EventsPage;
+      const id = c.req.param("id") ?? "";
+      // CONTRACT §7.22: a full page is looked up after auth, under the caller's own key.
+      const cache = pageCache(c);
+      const key = cache ? pageKey(c, id, after, limit) : null;
+      // A reader that asks `Cache-Control: no-cache` (as HTTP lets it) is answered by the object.
+      const revalidate = /no-cache/i.test(c.req.header("cache-control") ?? "");
+      const hit = cache && key && !revalidate ? await cache.match(key) : undefined;
+      if (hit) {
+        // Only the edge answered: nothing asked the object (and so nothing admitted it again).
+        c.set("askedObject", true);
+        return answerFullPage(c, await hit.text(), hit.headers.get("etag") ?? "", "hit");
+      }
+      const { cacheable, ...page } = unwrap(
+        await c.get("session").readEvents(callerOf(c), after, limit),
+      ) as EventsPage & { cacheable: boolean };
       // A full page never changes (CONTRACT §7.21); a page at the head may grow.
       const last = page.events.at(-1);
       if (page.events.length < limit || !last) {
@@ -22,40 +40,43 @@ export function readRoutes(app: EdgeApp): void {
         return c.json(page);
       }
       const etag = `W/"${last.digest}"`;
-      c.header("ETag", etag);
-      c.header("Cache-Control", IMMUTABLE);
-      if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304);
-      return c.json(page);
+      const body = JSON.stringify(page);
+      // Pages of a session with a jurisdiction never leave the object's answer (§7.22).
+      if (cache && key && cacheable) await afterAnswer(c, cache.put(key, storedPage(body, etag)));
+      return answerFullPage(c, body, etag, cache && cacheable ? "miss" : "bypass");
     },
   });
 
   resource(app, "/v1/sessions/:id/transcript", {
     GET: async (c) => {
       const q = parseInput(TranscriptQuery, c.req.query(), "query");
-      return c.json(unwrap(await c.get("session").transcript({ after: q.after ?? 0, limit: q.limit ?? 200 })));
+      return c.json(
+        unwrap(await c.get("session").transcript(callerOf(c), { after: q.after ?? 0, limit: q.limit ?? 200 })),
+      );
     },
   });
 
   resource(app, "/v1/sessions/:id/context", {
-    GET: async (c) => c.json(unwrap(await c.get("session").context())),
+    GET: async (c) => c.json(unwrap(await c.get("session").context(callerOf(c)))),
   });
 
   resource(app, "/v1/sessions/:id/verify", {
-    GET: async (c) => c.json(unwrap(await c.get("session").verify())),
+    GET: async (c) => c.json(unwrap(await c.get("session").verify(callerOf(c)))),
   });
 
   resource(app, "/v1/sessions/:id/export", {
-    GET: async (c) => exportNdjson(c.get("session")),
+    GET: async (c) => exportNdjson(c.get("session"), callerOf(c)),
   });
 
   resource(app, "/v1/sessions/:id/archive/:sha256", {
     GET: async (c) => {
       const sha = c.req.param("sha256") ?? "";
-      // The ref is looked up before the query is validated (CONTRACT §7.1).
-      if (!SHA256.test(sha) || !(await c.get("session").hasArchive(sha)))
-        throw new ApiError("not_found", "unknown archive ref");
-      const q = parseInput(ArchiveQuery, c.req.query(), "query");
-      const r = unwrap(await c.get("session").archive(sha, q.offset ?? 0, q.limit));
+      // One RPC: the object looks the ref up before it answers a bad query (CONTRACT §7.1).
+      const range = await parsedBody(() => {
+        const q = parseInput(ArchiveQuery, c.req.query(), "query");
+        return { offset: q.offset ?? 0, limit: q.limit };
+      });
+      const r = unwrap(await c.get("session").archive(callerOf(c), SHA256.test(sha) ? sha : "", range));
       return new Response(r.bytes, { headers: { "content-type": r.mediaType, "x-archive-bytes": String(r.total) } });
     },
   });
@@ -63,7 +84,9 @@ export function readRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/files", {
     GET: async (c) => {
       const q = parseInput(FilesQuery, c.req.query(), "query");
-      return c.json(unwrap(await c.get("session").files({ after: q.after ?? null, limit: q.limit ?? 1000 })));
+      return c.json(
+        unwrap(await c.get("session").files(callerOf(c), { after: q.after ?? null, limit: q.limit ?? 1000 })),
+      );
     },
   });
 
@@ -73,10 +96,19 @@ export function readRoutes(app: EdgeApp): void {
       const raw = c.req.path.replace(/^\/v1\/sessions\/[^/]+\/files\//, "");
       const norm = normalizeWorkspacePath(raw);
       if (!norm.ok) throw new ApiError("bad_request", `path: ${norm.message}`);
-      const content = unwrap(await c.get("session").file(norm.path));
+      const content = unwrap(await c.get("session").file(callerOf(c), norm.path));
       return c.text(content, 200, { "content-type": "text/plain; charset=utf-8" });
     },
   });
+}
+
+/** A full page's answer, from the object or the cache alike: ETag, immutable, 304 on a match. */
+function answerFullPage(c: EdgeContext, body: string, etag: string, cacheState: "hit" | "miss" | "bypass"): Response {
+  c.header("ETag", etag);
+  c.header("Cache-Control", IMMUTABLE);
+  c.header("x-hw-edge-cache", cacheState);
+  if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304);
+  return c.body(body, 200, { "content-type": "application/json" });
 }
 
 /** `If-None-Match` holds `etag` (a list, `*`, or weak/strong forms of the same tag). */
@@ -92,8 +124,8 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
 type SessionStub = ReturnType<Env["SESSIONS"]["get"]>;
 
 /** NDJSON paged from the object, so neither side holds the whole log. */
-async function exportNdjson(stub: SessionStub): Promise<Response> {
-  const first = unwrap(await stub.exportPage(0, 500));
+async function exportNdjson(stub: SessionStub, caller: Caller): Promise<Response> {
+  const first = unwrap(await stub.exportPage(caller, 0, 500));
   const encoder = new TextEncoder();
   let cursor = first.last;
   let done = first.done;
@@ -106,7 +138,8 @@ async function exportNdjson(stub: SessionStub): Promise<Response> {
         if (done) controller.close();
         return;
       }
-      const page = unwrap(await stub.exportPage(cursor, 500));
+      // Only the first page counts against the rate: the rest are the same request.
+      const page = unwrap(await stub.exportPage({ principal: caller.principal }, cursor, 500));
       if (page.text) controller.enqueue(encoder.encode(page.text));
       cursor = page.last;
       done = page.done;

@@ -2,8 +2,25 @@ import type { Handler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { METHOD_NAME_ALL } from "hono/router";
 import { ApiError } from "../contract";
+import type { SessionObject } from "../session";
+import { answerError } from "./errors";
 import { SESSION_ID } from "./schemas";
 import { directoryOf, type EdgeApp, type EdgeEnv, type EdgeMiddleware } from "./types";
+
+/**
+ * The stub for a session id from a URL, or null for an id this namespace did not mint
+ * (`idFromString` throws on those: malformed, another namespace's, a sibling with a changed
+ * digit). A minted id that was never written still gets a stub; its object answers 404 and
+ * writes nothing (CONTRACT §7.26).
+ */
+export function sessionStub(env: Env, id: string): DurableObjectStub<SessionObject> | null {
+  if (!SESSION_ID.test(id)) return null;
+  try {
+    return env.SESSIONS.get(env.SESSIONS.idFromString(id));
+  } catch {
+    return null;
+  }
+}
 
 type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
@@ -27,18 +44,30 @@ function hasEndpoint(c: Parameters<EdgeMiddleware>[0]): boolean {
 }
 
 /**
- * Mounted on `/v1/sessions/:id/*`: the caller's session, or 404 for an unknown, malformed or
- * someone else's id, decided from the principal's directory so that no session object is
- * touched (and thereby created) for an id the caller does not own. It steps aside when no
- * route handles the request, so that 404 unknown route and 405 come first (CONTRACT §7.1).
+ * Mounted on `/v1/sessions/:id/*`: the stub of the session the path names, or 404 for an id
+ * the namespace did not mint. Ownership is the object's to check, in the same RPC as the
+ * request itself (CONTRACT §7.26), so no per-principal object is on the path. It steps aside
+ * when no route handles the request, so that 404 unknown route and 405 come first (§7.1).
+ *
+ * `HW_BENCH_DIRECTORY_LOOKUP=1` (bench only) puts the old directory check back in front,
+ * so that `bench/ownership.mjs` measures both paths on one Worker.
  */
 export function sessionLookup(): EdgeMiddleware {
   return async function sessionLookup(c, next) {
     if (!hasEndpoint(c) || c.get("session")) return next();
     const id = c.req.param("id") ?? "";
-    if (!SESSION_ID.test(id) || !(await directoryOf(c.env, c.get("principal")).has(id)))
+    const stub = sessionStub(c.env, id);
+    if (!stub) throw new ApiError("not_found", "session not found");
+    if (c.env.HW_BENCH_DIRECTORY_LOOKUP === "1" && !(await directoryOf(c.env, c.get("principal")).has(id)))
       throw new ApiError("not_found", "session not found");
-    c.set("session", c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)));
-    return next();
+    c.set("session", stub);
+    await next();
+    // A route that refused the request at the edge (a bad query, body or path) never asked the
+    // object; someone else's session must still be 404 first (CONTRACT §7.1), so ask it now.
+    if (!c.get("askedObject") && c.res.status >= 400 && c.res.status !== 404) {
+      const r = await stub.getSession({ principal: c.get("principal") });
+      if (!r.ok && r.error.code === "not_found")
+        c.res = await answerError(new ApiError("not_found", r.error.message), c);
+    }
   };
 }

@@ -14,7 +14,10 @@ export const ApprovalRule = z.strictObject({
   match: z.record(z.string(), z.array(z.string().max(1000)).max(100)).optional(),
 });
 
+/** CONTRACT §7.24: the location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+/** CONTRACT §2: the jurisdictions a session object may be created in, and never leave. */
+export const JURISDICTIONS = ["eu", "fedramp"] as const;
 
 export const SessionOptions = z.strictObject({
   title: z.string().max(500).optional(),
@@ -24,15 +27,24 @@ export const SessionOptions = z.strictObject({
   approvals: z.array(ApprovalRule).max(100).optional(),
   offloadThresholdBytes: z.number().int().min(256).max(524_288).optional(),
   locationHint: z.enum(LOCATION_HINTS).optional(),
+  maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
+  jurisdiction: z.enum(JURISDICTIONS).optional(),
 });
 export type SessionOptionsInput = z.infer<typeof SessionOptions>;
 
 export const PatchSession = z.strictObject({
   title: z.string().max(500).nullable().optional(),
   model: ModelOptions.optional(),
+  maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
 });
 
 export const PostMessage = z.strictObject({ text: MessageText, idempotencyKey: IdempotencyKey.optional() });
+
+/** CONTRACT §6: the resume text is optional and follows the message limits (§7.33). */
+export const ResumeRun = z.strictObject({
+  waitId: z.string().min(1).max(300),
+  text: MessageText.or(z.literal("")).optional(),
+});
 
 export const Decision = z.strictObject({
   decision: z.enum(["approve", "reject"]),

@@ -13,7 +13,7 @@ import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
-import { directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
@@ -25,6 +25,27 @@ function requireThreshold(model: ModelConfig): void {
   const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
   if (threshold < MIN_THRESHOLD)
     throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
+}
+
+/**
+ * A new session id (CONTRACT §2): in a jurisdiction, minted by that jurisdiction's subnamespace,
+ * so the id itself carries it and every later request reaches the object from the id alone.
+ * Local workerd implements no jurisdictions: there it is 400, unless the test-only
+ * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
+ */
+function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+  if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
+  try {
+    const namespace = env.SESSIONS.jurisdiction(jurisdiction);
+    return { namespace, id: namespace.newUniqueId() };
+  } catch (err) {
+    if (!/not implemented/i.test((err as Error).message)) throw err;
+    if (env.HW_SIMULATE_JURISDICTIONS === "1") return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
+    throw new ApiError(
+      "bad_request",
+      `jurisdiction: ${jurisdiction} is not available on this runtime (local workerd has no jurisdictions; deploy to use them)`,
+    );
+  }
 }
 
 /** Sessions as a collection and one session's own record; the configured providers. */
@@ -44,12 +65,14 @@ export function sessionRoutes(app: EdgeApp): void {
       requireConfigured(c.env, opts.model?.provider);
       const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
       requireThreshold(model);
-      const id = c.env.SESSIONS.newUniqueId();
-      const stub = c.env.SESSIONS.get(id, opts.locationHint ? { locationHint: opts.locationHint } : undefined);
+      const { namespace, id } = mintSessionId(c.env, opts.jurisdiction);
+      // CONTRACT §7.24: with a jurisdiction a hint is recorded but not used.
+      const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
+      const stub = namespace.get(id, hint);
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.create({ options: opts, model, parentId: null }),
+        create: () => stub.create(callerOf(c), { options: opts, model, parentId: null }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);
@@ -57,9 +80,11 @@ export function sessionRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const q = parseInput(ListQuery, c.req.query(), "query");
       const page = await directoryOf(c.env, c.get("principal")).list(q.limit ?? 50, q.before);
+      // The listing itself was counted by the directory; reading each row is not another request.
+      const caller = { principal: c.get("principal") };
       const sessions = await Promise.all(
         page.ids.map(async (id) => {
-          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession()) as Result<Session>;
+          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession(caller)) as Result<Session>;
           return r.ok ? r.value : null;
         }),
       );
@@ -71,11 +96,11 @@ export function sessionRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions/:id", {
-    GET: async (c) => c.json(unwrap(await c.get("session").getSession())),
+    GET: async (c) => c.json(unwrap(await c.get("session").getSession(callerOf(c)))),
     PATCH: async (c) => {
       const body = parseInput(PatchSession, await readJson(c, {}));
       requireConfigured(c.env, body.model?.provider);
-      return c.json(unwrap(await c.get("session").patch(body)));
+      return c.json(unwrap(await c.get("session").patch(callerOf(c), body)));
     },
   });
 }

@@ -1,8 +1,19 @@
 import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
+import type { Parsed } from "../session/session-object";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
 import { Decision, PostMessage, parseInput } from "./schemas";
-import type { EdgeApp } from "./types";
+import { callerOf, type EdgeApp } from "./types";
+
+/** A parse that fails with a 400 as a value, for the object to answer after its 404 checks. */
+export async function parsedBody<T>(parse: () => Promise<T> | T): Promise<Parsed<T>> {
+  try {
+    return { ok: true, value: await parse() };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "bad_request") return { ok: false, message: err.message };
+    throw err;
+  }
+}
 
 /** What moves a turn: messages, stop, approval decisions. */
 export function turnRoutes(app: EdgeApp): void {
@@ -14,24 +25,23 @@ export function turnRoutes(app: EdgeApp): void {
       if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
         throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
       const body = parseInput(PostMessage, raw);
-      return c.json(unwrap(await c.get("session").postMessage({ ...body, source: "http" })), 202);
+      return c.json(unwrap(await c.get("session").postMessage(callerOf(c), { ...body, source: "http" })), 202);
     },
   });
 
   resource(app, "/v1/sessions/:id/stop", {
     POST: async (c) => {
       await readNoBody(c);
-      return c.json(unwrap(await c.get("session").stop()));
+      return c.json(unwrap(await c.get("session").stop(callerOf(c))));
     },
   });
 
   resource(app, "/v1/sessions/:id/approvals/:requestId", {
     POST: async (c) => {
       const requestId = c.req.param("requestId") ?? "";
-      // The approval is looked up before its body is validated (CONTRACT §7.1).
-      if (!(await c.get("session").hasApproval(requestId))) throw new ApiError("not_found", "unknown approval");
-      const body = parseInput(Decision, await readJson(c, undefined));
-      return c.json(unwrap(await c.get("session").decide({ requestId, ...body })));
+      // One RPC: the object looks the approval up before it answers a bad body (CONTRACT §7.1).
+      const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(Decision, raw)));
+      return c.json(unwrap(await c.get("session").decide(callerOf(c), requestId, body)));
     },
   });
 }

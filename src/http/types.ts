@@ -1,5 +1,5 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import type { SessionObject } from "../session";
+import type { Caller, SessionObject } from "../session";
 
 /** What the edge's middleware hands to the routes. */
 export type EdgeVariables = {
@@ -9,8 +9,12 @@ export type EdgeVariables = {
   viaTicket: boolean;
   /** Set by the body limit when the request body could not be read (a broken stream). */
   bodyUnreadable: boolean;
-  /** The caller's session, set by the session lookup on `/v1/sessions/:id/*`. */
+  /** The session named by the path, set by the session lookup on `/v1/sessions/:id/*`; the object checks the owner. */
   session: DurableObjectStub<SessionObject>;
+  /** Set when the rate limit is enforced by the object a request reaches, not by a binding (CONTRACT §7.25). */
+  ratePerMinute: number | undefined;
+  /** Set once a route has called the session object (which then decided ownership itself). */
+  askedObject: boolean;
 };
 
 export type EdgeEnv = { Bindings: Env; Variables: EdgeVariables };
@@ -18,7 +22,14 @@ export type EdgeContext = Context<EdgeEnv>;
 export type EdgeApp = Hono<EdgeEnv>;
 export type EdgeMiddleware = MiddlewareHandler<EdgeEnv>;
 
-/** The per-principal directory object (ownership and the request rate). */
+/** The per-principal directory object: it creates and lists, and is on no other request's path. */
 export function directoryOf(env: Env, principal: string) {
   return env.DIRECTORY.get(env.DIRECTORY.idFromName(`principal:${principal}`));
+}
+
+/** Who is calling, as every session-object RPC takes it (the object admits or 404s). */
+export function callerOf(c: Context<EdgeEnv>): Caller {
+  c.set("askedObject", true);
+  const ratePerMinute = c.get("ratePerMinute");
+  return { principal: c.get("principal"), ...(ratePerMinute ? { ratePerMinute } : {}) };
 }

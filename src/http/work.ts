@@ -5,7 +5,8 @@ import { cronProblem, TRIGGER_NAME } from "../runtime/schedule";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
 import { parseInput } from "./schemas";
-import type { EdgeApp, EdgeContext } from "./types";
+import { parsedBody } from "./turns";
+import { callerOf, type EdgeApp, type EdgeContext } from "./types";
 
 /** CONTRACT §6: sources and trigger names share one pattern. */
 const NAME = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9._-]{1,64}");
@@ -54,31 +55,31 @@ export function workRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/inbox", {
     POST: async (c) => {
       const body = await bodyOf(c, InboxMessage);
-      return c.json(unwrap(await c.get("session").postInbox(body)), 202);
+      return c.json(unwrap(await c.get("session").postInbox(callerOf(c), body)), 202);
     },
   });
 
   resource(app, "/v1/sessions/:id/triggers", {
-    GET: async (c) => c.json(unwrap(await c.get("session").listTriggers())),
+    GET: async (c) => c.json(unwrap(await c.get("session").listTriggers(callerOf(c)))),
     POST: async (c) => {
       const body = await bodyOf(c, CreateTrigger);
       if ("at" in body.schedule && Date.parse(body.schedule.at) <= Date.now())
         throw new ApiError("bad_request", "schedule.at: is in the past");
-      return c.json(unwrap(await c.get("session").createTrigger(body)), 201);
+      return c.json(unwrap(await c.get("session").createTrigger(callerOf(c), body)), 201);
     },
   });
 
   resource(app, "/v1/sessions/:id/triggers/:name", {
     DELETE: async (c) => {
       const name = c.req.param("name") ?? "";
-      if (!(await c.get("session").hasTrigger(name))) throw new ApiError("not_found", "unknown trigger");
-      await readNoBody(c);
-      unwrap(await c.get("session").deleteTrigger(name));
+      // One RPC: the object looks the trigger up before it answers a bad body (CONTRACT §7.1).
+      const body = await parsedBody(() => readNoBody(c));
+      unwrap(await c.get("session").deleteTrigger(callerOf(c), name, body));
       return c.body(null, 204);
     },
   });
 
   resource(app, "/v1/sessions/:id/runs", {
-    GET: async (c) => c.json(unwrap(await c.get("session").listRuns())),
+    GET: async (c) => c.json(unwrap(await c.get("session").listRuns(callerOf(c)))),
   });
 }

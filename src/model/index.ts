@@ -4,6 +4,7 @@ import { credentialsFor, type ModelEnv } from "./credentials";
 import { createDemoProvider } from "./demo";
 import { createOpenAIProvider } from "./openai";
 import { type ModelConfig, type ModelPart, type ModelProvider, ProviderError, type ProviderSettings } from "./types";
+import { createWorkersAiProvider, type WorkersAiBinding } from "./workers-ai";
 
 export {
   DEFAULT_CONTEXT_WINDOW,
@@ -20,8 +21,9 @@ export {
 } from "./credentials";
 export { createDemoProvider, DEMO_LABEL, DEMO_NOTE_PATH, type DemoStep, planDemoStep } from "./demo";
 export * from "./types";
+export { createWorkersAiProvider, type WorkersAiBinding } from "./workers-ai";
 
-/** The adapter for a model config. `workers-ai` needs the AI binding, which only deployed environments have. */
+/** The adapter for a model config. `workers-ai` needs the AI binding (`settings.ai`), which only deployed environments have. */
 export function createProvider(config: ModelConfig, settings: ProviderSettings): ModelProvider {
   switch (config.provider) {
     case "openai":
@@ -31,11 +33,7 @@ export function createProvider(config: ModelConfig, settings: ProviderSettings):
     case "demo":
       return createDemoProvider();
     case "workers-ai":
-      throw new ProviderError(
-        "workers-ai needs the Workers AI binding (AI), which exists only in a deployed environment; use MODEL_PROVIDER=openai, anthropic or demo locally",
-        null,
-        false,
-      );
+      return createWorkersAiProvider(settings.ai as WorkersAiBinding | undefined);
   }
 }
 
@@ -51,7 +49,8 @@ export function createConfiguredProvider(
 ): ModelProvider {
   const credentials = credentialsFor(env, config.provider);
   if (!credentials) return unconfiguredProvider(config);
-  return createProvider(config, { ...credentials, ...(fetch ? { fetch } : {}) });
+  const ai = config.provider === "workers-ai" ? { ai: env.AI } : {};
+  return createProvider(config, { ...credentials, ...ai, ...(fetch ? { fetch } : {}) });
 }
 
 function unconfiguredProvider(config: ModelConfig): ModelProvider {

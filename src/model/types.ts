@@ -64,6 +64,8 @@ export type ProviderSettings = {
   apiKey?: string;
   /** Injected fetch (tests, failpoints); defaults to the global one. */
   fetch?: typeof fetch;
+  /** The Workers AI binding (`env.AI`), for `workers-ai` only. */
+  ai?: unknown;
 };
 
 /** How a failed attempt is recorded (CONTRACT §7.8 `modelAttempt.code`). */

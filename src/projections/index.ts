@@ -41,3 +41,14 @@ export {
   toSession,
 } from "./summary";
 export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";
+export {
+  budgetWaitId,
+  DEFAULT_MAX_MODEL_CALLS,
+  publicWait,
+  reduceTurnWaits,
+  type SessionWait,
+  type TurnBudget,
+  type TurnWait,
+  type WaitKind,
+  waitIdForCall,
+} from "./waits";

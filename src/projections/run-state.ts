@@ -6,7 +6,8 @@ export type CallState = {
   args: unknown;
   seq: number;
   invocationId: string | undefined;
-  dispatch: { effect: ToolEffect; idempotencyKey: string; seq: number } | null;
+  /** `waitId`: the dispatch started a wait (`stateDelta.wait`): a pending wait, not a recovery case. */
+  dispatch: { effect: ToolEffect; idempotencyKey: string; seq: number; waitId?: string } | null;
   answered: boolean;
   approval: { requestId: string; decision: "approve" | "reject" | null } | null;
 };
@@ -134,6 +135,9 @@ export function projectRunState(events: Event[]): RunState {
           effect: a.toolDispatch.effect,
           idempotencyKey: a.toolDispatch.idempotencyKey,
           seq: e.seq,
+          ...(typeof (delta?.wait as { waitId?: unknown } | undefined)?.waitId === "string"
+            ? { waitId: (delta!.wait as { waitId: string }).waitId }
+            : {}),
         };
     }
     if (a.permissionRequest) {
@@ -260,6 +264,8 @@ export function buildRecoveryPlan(
   }
   for (const call of state.calls) {
     if (call.answered) continue;
+    // DESIGN §5: a dispatched wait (wait_for, a child at work) is pending, not a recovery case.
+    if (call.dispatch?.waitId) continue;
     const p = planCall(call, needsApproval);
     const orphaned =
       call.dispatch !== null &&

@@ -1,5 +1,6 @@
 import type { Event, TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
+import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type TurnBudget } from "./waits";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
 export type SessionOptions = {
@@ -10,6 +11,9 @@ export type SessionOptions = {
   approvals?: { tool: string; match?: Record<string, string[]> }[];
   offloadThresholdBytes?: number;
   locationHint?: string;
+  /** The step budget (CONTRACT §6), 1–100000; default 1000. */
+  maxModelCallsPerTurn?: number;
+  jurisdiction?: string;
 };
 
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
@@ -17,7 +21,7 @@ export type PendingApproval = { requestId: string; callId: string; tool: string;
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 export type CloseReason = "completed" | "stopped" | "failed";
 
-export type OpenTurn = {
+export type OpenTurn = TurnBudget & {
   turnId: string;
   startSeq: number;
   runId: string;
@@ -51,6 +55,8 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
+  owner: string | null;
 };
 
 export type SessionCreated = {
@@ -58,6 +64,8 @@ export type SessionCreated = {
   parentId: string | null;
   options: SessionOptions;
   model: ModelConfig;
+  /** The owner hash recorded in seq 1 (CONTRACT §7.26). */
+  owner?: string;
 };
 
 /** Folds one committed event into the summary. Pure. */
@@ -82,6 +90,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
       lastUsage: null,
       highWater: e.seq,
       headDigest: e.digest,
+      owner: created.owner ?? null,
     };
   }
   const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
@@ -92,6 +101,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNotice)
       next.recoveryNotice = { reissued: [], ...(delta.recoveryNotice as Omit<RecoveryNotice, "reissued">) };
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
+    if (typeof delta.maxModelCallsPerTurn === "number")
+      next.options = { ...next.options, maxModelCallsPerTurn: delta.maxModelCallsPerTurn };
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
@@ -118,6 +129,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
         lastModelRequestThrough: a.modelRequest.throughSeq,
       };
   }
+  if (next.openTurn) next.openTurn = reduceTurnWaits(next.openTurn, e, next.options.maxModelCallsPerTurn);
   if (a.permissionRequest) next.pendingApprovals = [...next.pendingApprovals, a.permissionRequest];
   if (a.permissionDecision) {
     const id = a.permissionDecision.requestId;
@@ -160,6 +172,7 @@ export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" 
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
+  if (s.openTurn.wait) return "waiting";
   if (!ownsRun(s.openTurn.runId)) return "recovering";
   return "running";
 }
@@ -178,6 +191,10 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     pendingApprovals: s.pendingApprovals,
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
+    maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
+    wait: publicWait(s.openTurn),
+    // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
+    placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

@@ -16,10 +16,14 @@ export function createSession(rt: RuntimeCtx, input: SessionCreated): Session {
   return rt.session();
 }
 
-export function patchSession(rt: RuntimeCtx, input: { title?: string | null; model?: ModelConfig }): Session {
+export function patchSession(
+  rt: RuntimeCtx,
+  input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number },
+): Session {
   const s = rt.require();
   const delta: Record<string, unknown> = {};
   if (input.title !== undefined) delta.title = input.title;
+  if (input.maxModelCallsPerTurn !== undefined) delta.maxModelCallsPerTurn = input.maxModelCallsPerTurn;
   if (input.model !== undefined) delta.model = input.model;
   if (Object.keys(delta).length === 0) return rt.session();
   rt.commit([

@@ -27,4 +27,14 @@ export {
   triggerExists,
   triggersOf,
 } from "./triggers";
+export {
+  beginWaitDraft,
+  budgetWaitDraft,
+  RESUME_SOURCE,
+  resumeDrafts,
+  WAIT_TOOLS,
+  type WaitHead,
+  waitHeadOf,
+} from "./wait-drafts";
+export { RUN_ID, turnOfRun } from "./waits";
 export { applyWorkEvents, catchUpWork, nextTriggerDue } from "./work-store";

@@ -18,6 +18,8 @@ import { isWork, planNextStep, type Step } from "./plan";
 import { sliceBackoff } from "./retry";
 import { failedSlicesAt, readInflight, recordSliceStart, writeInflight } from "./state";
 import { runToolStep } from "./tool-step";
+import { waitHeadOf } from "./wait-drafts";
+import { carryOutWait } from "./waits";
 
 export type SliceHooks = {
   /** Set once the first slice of this incarnation has decided (ends `recovering`). */
@@ -51,6 +53,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
         failedSlices: recorded ? 0 : failedSlicesAt(rt.deps.sql, head),
         inflight: readInflight(rt.deps.sql),
         lengthStreak: turn.lengthStreak ?? 0,
+        ...waitHeadOf(turn),
       },
       { ...rt.policy, needsApproval: (c) => rt.needsApproval(c) },
     );
@@ -139,6 +142,9 @@ async function carryOut(
       return runToolStep(rt, step.call, base, true);
     case "model":
       return runModelStep(rt, step.call, startedAt);
+    case "begin_wait":
+    case "budget_wait":
+      return carryOutWait(rt, step, base);
     default:
       return false;
   }

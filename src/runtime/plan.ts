@@ -15,6 +15,7 @@ import {
   recoveryNeeded,
 } from "../projections";
 import type { RuntimePolicy } from "./retry";
+import { WAIT_TOOLS, type WaitHead } from "./wait-drafts";
 
 /** What the driver knows besides the run state: the clock, this slice, what died with the last one. */
 export type SliceHead = {
@@ -26,6 +27,9 @@ export type SliceHead = {
   inflight: Inflight;
   /** Answers in a row that stopped at `length` without calls (the turn's `lengthStreak`). */
   lengthStreak: number;
+  /** The open turn's wait and step budget (CONTRACT §6); absent: no wait, no budget. */
+  wait?: WaitHead["wait"];
+  budget?: WaitHead["budget"];
 };
 
 export type PlanPolicy = Pick<
@@ -44,6 +48,12 @@ export type ModelCall =
 export type Step =
   | { kind: "idle" }
   | { kind: "wait_approval" }
+  /** Blocked on a wait (`wait_for`, the budget, a child): no alarm until a resume. */
+  | { kind: "wait" }
+  /** Dispatch a wait tool: its T1 starts the wait. */
+  | { kind: "begin_wait"; call: CallState }
+  /** CONTRACT §7.28: the budget is spent and the model would be called again. */
+  | { kind: "budget_wait"; waitId: string; modelCalls: number }
   | { kind: "retry_wait"; at: number }
   /** The slice's time budget is spent for this kind of work: yield to a fresh slice. */
   | { kind: "yield" }
@@ -59,7 +69,7 @@ export type Step =
 
 /** Steps that do work and so count as a slice's attempt from its head (CONTRACT §7.13). */
 export function isWork(step: Step): boolean {
-  return !["idle", "wait_approval", "retry_wait", "yield"].includes(step.kind);
+  return !["idle", "wait_approval", "wait", "retry_wait", "yield"].includes(step.kind);
 }
 
 /**
@@ -74,6 +84,8 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
       code: "internal",
       message: `the runtime failed ${head.failedSlices} slices in a row at the same point of the log; the turn is closed so that nothing loops for ever`,
     };
+  // A wait holds nothing in flight: nothing to recover, nothing to do until it is released.
+  if (head.wait) return { kind: "wait" };
   const recovery = buildRecoveryPlan(events, policy.needsApproval, head.inflight);
   if (recovery.poisoned)
     return {
@@ -87,6 +99,7 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
   if (first) {
     const p = planCall(first, policy.needsApproval);
     if (p.kind === "wait_approval") return { kind: "wait_approval" };
+    if (p.kind === "dispatch" && Object.hasOwn(WAIT_TOOLS, first.name)) return { kind: "begin_wait", call: first };
     if ((p.kind === "dispatch" || p.kind === "rerun") && head.sliceElapsedMs >= policy.toolStartMs)
       return { kind: "yield" };
     return { kind: p.kind, call: first };
@@ -103,10 +116,13 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
     return { kind: "model", call: { kind: "retry", invocationId: request.invocationId, attempt, recorded: request } };
   }
 
+  const budget = head.budget;
   const next = (continuation: boolean): Step =>
-    head.sliceElapsedMs >= policy.modelStartMs
-      ? { kind: "yield" }
-      : { kind: "model", call: { kind: "new", continuation } };
+    budget && budget.modelCalls >= budget.max
+      ? { kind: "budget_wait", waitId: budget.nextWaitId, modelCalls: budget.modelCalls }
+      : head.sliceElapsedMs >= policy.modelStartMs
+        ? { kind: "yield" }
+        : { kind: "model", call: { kind: "new", continuation } };
   if (!request || state.calls.length > 0 || state.inputAfterLastRequest) return next(false);
   const answer = state.answer;
   if (answer?.finishReason === "length" && !answer.truncated && head.lengthStreak <= policy.maxContinuations)

@@ -24,6 +24,7 @@ import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoin
 import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
+import { resumeWait } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -52,7 +53,8 @@ export class SessionRuntime implements RuntimeCtx {
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
     this.#summary = loadSummary(deps.sql, deps.store);
-    this.#decided = !this.#summary?.openTurn;
+    // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
+    this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
   }
 
   // ---- reading ---------------------------------------------------------------------------
@@ -171,7 +173,8 @@ export class SessionRuntime implements RuntimeCtx {
       before.status !== after.status ||
       before.openTurn !== after.openTurn ||
       canonical(before.pendingApprovals) !== canonical(after.pendingApprovals) ||
-      canonical(before.recoveryNotice) !== canonical(after.recoveryNotice);
+      canonical(before.recoveryNotice) !== canonical(after.recoveryNotice) ||
+      canonical(before.wait) !== canonical(after.wait);
     this.deps.onCommit(events, changed ? after : null);
     return events;
   }
@@ -182,7 +185,7 @@ export class SessionRuntime implements RuntimeCtx {
     return createSession(this, input);
   }
 
-  patch(input: { title?: string | null; model?: ModelConfig }): Session {
+  patch(input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session {
     return patchSession(this, input);
   }
 
@@ -200,6 +203,16 @@ export class SessionRuntime implements RuntimeCtx {
     decideApproval(this, input);
     await this.#kick();
     return this.session();
+  }
+
+  /** Releases the open turn's current wait (CONTRACT §6); 409 for any other waitId. */
+  async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
+    const answer = resumeWait(this, input);
+    this.#decided = true;
+    // Always armed, even with a slice alive: that slice found the wait and is ending (its
+    // deleteAlarm was already issued), so a skipped kick would leave the turn with no alarm.
+    await this.deps.setAlarm(this.now());
+    return answer;
   }
 
   /** Stop: the block of CONTRACT §3, then the model stream and running tools are aborted. */
@@ -220,7 +233,7 @@ export class SessionRuntime implements RuntimeCtx {
   /** After a restart an open, runnable turn must have an alarm (the dead-man switch); if it was lost, arm it now. */
   async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
     const s = this.#summary;
-    if (!s?.openTurn || s.pendingApprovals.length > 0) return;
+    if (!s?.openTurn || s.pendingApprovals.length > 0 || s.openTurn.wait) return;
     if ((await getAlarm()) === null) await this.deps.setAlarm(this.now());
   }
 

@@ -38,6 +38,8 @@ const SummaryRow = z.object({
           lastModelRequestThrough: z.number().nullable(),
           lengthStreak: z.number().optional(),
         })
+        // The wait and budget fields (projections/waits.ts) ride along.
+        .passthrough()
         .nullable(),
       lastClose: z.enum(["completed", "stopped", "failed"]).nullable(),
       pendingApprovals: z.array(

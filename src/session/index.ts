@@ -1,3 +1,4 @@
 export { DirectoryObject } from "./directory-object";
+export { type Caller, ownerHash, RateWindow } from "./ownership";
 export { SessionObject } from "./session-object";
 export { isCatchingUp, pumpSocket, REPLAY_PAGE, replaySocket, type SocketAttachment } from "./sockets";

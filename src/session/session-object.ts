@@ -29,9 +29,11 @@ import {
   startQueuedRun,
   triggerExists,
   triggersOf,
+  turnOfRun,
 } from "../runtime";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
+import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
@@ -52,27 +54,46 @@ const TRANSCRIPT_READ_EVENTS = 32;
  * their fields across RPC).
  */
 export class SessionObject extends DurableObject<Env> {
-  readonly #store: EventStore;
-  readonly #runtime: SessionRuntime;
-  readonly #arm: (loop: number | null) => Promise<void>;
+  #store: EventStore | null = null;
+  #runtime: SessionRuntime | null = null;
+  readonly #rate = new RateWindow();
+  /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
+  #arm: (loop: number | null) => Promise<void> = async () => {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
+    // block that writes seq 1), so that probing a minted but unused id creates nothing.
+    if (isWritten(ctx.storage.sql)) {
+      const runtime = this.#open();
+      void ctx.blockConcurrencyWhile(async () => {
+        await runtime.ensureAlarm(() => ctx.storage.getAlarm());
+        // A run queued behind a turn that closed just before a crash starts now, not at the next firing.
+        if (queuedRunReady(runtime, ctx.storage.sql)) await this.#arm(Date.now());
+        else if ((await ctx.storage.getAlarm()) === null) await this.#arm(null);
+      });
+    }
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+  }
+
+  /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
+  #open(): SessionRuntime {
+    if (this.#runtime) return this.#runtime;
+    const { ctx, env } = this;
     const sql = ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
     transactionSync(() => applyMigrations(sql));
     const sessionId = ctx.id.toString();
-    this.#store = new EventStore(sql, sessionId, transactionSync);
-    catchUpWork(sql, this.#store, transactionSync);
-    // DESIGN §4: one alarm, at the earliest of what the loop asks for and the next trigger due.
+    const store = new EventStore(sql, sessionId, transactionSync);
+    catchUpWork(sql, store, transactionSync);
     const arm = (loop: number | null) => {
       const at = nextAlarm(loop, nextTriggerDue(sql));
       return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
     };
     this.#arm = arm;
-    this.#runtime = new SessionRuntime({
+    const runtime = new SessionRuntime({
       sessionId,
-      store: this.#store,
+      store,
       sql,
       transactionSync,
       setAlarm: (at) => arm(at),
@@ -91,48 +112,81 @@ export class SessionObject extends DurableObject<Env> {
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
     });
-    void ctx.blockConcurrencyWhile(async () => {
-      await this.#runtime.ensureAlarm(() => ctx.storage.getAlarm());
-      // A run queued behind a turn that closed just before a crash starts now, not at the next firing.
-      if (queuedRunReady(this.#runtime, sql)) await arm(Date.now());
-      else if ((await ctx.storage.getAlarm()) === null) await arm(null);
-    });
-    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+    this.#store = store;
+    this.#runtime = runtime;
+    return runtime;
+  }
+
+  /**
+   * The one gate of every call from the Worker (CONTRACT §7.26): a session that exists and is
+   * the caller's, else the same 404 whether it was never written or is someone else's; then
+   * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
+   */
+  #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
+    const runtime = this.#runtime;
+    const owner = runtime?.summary?.owner;
+    if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
+      throw new ApiError("not_found", "session not found");
+    if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
+      throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
+    return { runtime, store: this.#store };
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
 
   /** One slice of the loop; a failed slice is the runtime's to count and back off (CONTRACT §7.13). */
   override async alarm(): Promise<void> {
-    this.#fireTriggers();
-    startQueuedRun(this.#runtime, this.ctx.storage.sql);
-    await this.#runtime.alarm();
-    await this.#afterTurn();
+    const runtime = this.#runtime;
+    if (!runtime) return;
+    this.#fireTriggers(runtime);
+    startQueuedRun(runtime, this.ctx.storage.sql);
+    await runtime.alarm();
+    await this.#afterTurn(runtime);
   }
 
-  // ---- RPC -------------------------------------------------------------------------------
+  // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
 
-  create(input: { options: SessionOptions; model: ModelConfig; parentId: string | null }): Promise<Result<Session>> {
+  /** Writes seq 1 with the owner (CONTRACT §7.26), in the same block as the object's tables. */
+  create(
+    caller: Caller,
+    input: { options: SessionOptions; model: ModelConfig; parentId: string | null },
+  ): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
       if (threshold < MIN_THRESHOLD)
         throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
-      return this.#runtime.create({
-        id: this.ctx.id.toString(),
-        parentId: input.parentId,
-        options: input.options,
-        model: input.model,
-      });
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      const id = this.ctx.id.toString();
+      try {
+        return this.ctx.storage.transactionSync(() =>
+          this.#open().create({
+            id,
+            parentId: input.parentId,
+            options: input.options,
+            model: input.model,
+            owner: ownerHash(id, caller.principal),
+          }),
+        );
+      } catch (err) {
+        // Rolled back with the tables: the object is as unwritten as before.
+        this.#runtime = null;
+        this.#store = null;
+        throw err;
+      }
     });
   }
 
-  getSession(): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.session());
+  getSession(caller: Caller): Promise<Result<Session>> {
+    return asResult(() => this.#admit(caller).runtime.session());
   }
 
-  patch(input: { title?: string | null; model?: Partial<ModelConfig> }): Promise<Result<Session>> {
+  patch(
+    caller: Caller,
+    input: { title?: string | null; model?: Partial<ModelConfig>; maxModelCallsPerTurn?: number },
+  ): Promise<Result<Session>> {
     return asResult(() => {
-      const current = this.#runtime.session();
+      const { runtime } = this.#admit(caller);
+      const current = runtime.session();
       let model: ModelConfig | undefined;
       if (input.model) {
         model = mergeModel(current.model, input.model);
@@ -140,39 +194,51 @@ export class SessionObject extends DurableObject<Env> {
         if (threshold < MIN_THRESHOLD)
           throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }
-      return this.#runtime.patch({ title: input.title, model });
+      return runtime.patch({ title: input.title, model, maxModelCallsPerTurn: input.maxModelCallsPerTurn });
     });
   }
 
-  postMessage(input: { text: string; idempotencyKey?: string; source: string }) {
-    return asResult(() => this.#runtime.postMessage(input));
+  postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
+    return asResult(() => this.#admit(caller).runtime.postMessage(input));
   }
 
-  stop(): Promise<Result<Session>> {
+  stop(caller: Caller): Promise<Result<Session>> {
     return asResult(async () => {
-      const session = this.#runtime.stop();
-      await this.#afterTurn();
+      const { runtime } = this.#admit(caller);
+      const session = runtime.stop();
+      await this.#afterTurn(runtime);
       return session;
     });
   }
 
-  decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Result<Session>> {
-    return asResult(() => this.#runtime.decide(input));
+  /**
+   * An approval decision. The Worker parsed the body (`parsed`, or why it is invalid); the
+   * request id is looked up first, so an unknown approval is 404 before a bad body is 400 (§7.1).
+   */
+  decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      if (!this.#hasApproval(requestId)) throw new ApiError("not_found", "unknown approval");
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      return runtime.decide({ requestId, ...parsed.value });
+    });
   }
 
-  readEvents(after: number, limit: number) {
+  /** A page of events with the head, and whether the session may be cached at the edge (CONTRACT §7.22). */
+  readEvents(caller: Caller, after: number, limit: number) {
     return asResult(() => {
-      this.#runtime.session();
-      const head = this.#store.head();
-      return { events: this.#store.readAfter(after, limit), ...head };
+      const { runtime, store } = this.#admit(caller);
+      const head = store.head();
+      const cacheable = !runtime.summary?.options.jurisdiction;
+      return { events: store.readAfter(after, limit), ...head, cacheable };
     });
   }
 
   /** One page of the export: NDJSON lines exactly as stored. */
-  exportPage(after: number, limit: number) {
+  exportPage(caller: Caller, after: number, limit: number) {
     return asResult(() => {
-      this.#runtime.session();
-      const rows = this.#store.readSerializedAfter(after, limit);
+      const { store } = this.#admit(caller);
+      const rows = store.readSerializedAfter(after, limit);
       return {
         text: rows.map((r) => `${r.json}\n`).join(""),
         last: rows.at(-1)?.seq ?? after,
@@ -186,13 +252,13 @@ export class SessionObject extends DurableObject<Env> {
    * (1–500). Reads at most TRANSCRIPT_SCAN_EVENTS events or TRANSCRIPT_SCAN_BYTES of them, so a
    * page costs the same on any log; `next` is the cursor to pass as `after` for the rest.
    */
-  transcript({ after, limit }: { after: number; limit: number }) {
+  transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
     return asResult(() => {
-      this.#runtime.session();
+      const { store } = this.#admit(caller);
       checkLimit("limit", limit, 1, 500);
       if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
       let items = 0;
-      const { events, atHead } = this.#store.readBoundedAfter(after, {
+      const { events, atHead } = store.readBoundedAfter(after, {
         maxEvents: TRANSCRIPT_SCAN_EVENTS,
         maxBytes: TRANSCRIPT_SCAN_BYTES,
         // Small reads: an event's body may be up to 512 KiB, so one read holds at most ~16 MiB.
@@ -204,15 +270,15 @@ export class SessionObject extends DurableObject<Env> {
         },
       });
       return pageTranscript(events, limit, atHead, (callIds, through) => {
-        const later = callIds.flatMap((id) => this.#store.readByCall(id)).filter((e) => e.seq > through);
-        return [...later, ...this.#store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
+        const later = callIds.flatMap((id) => store.readByCall(id)).filter((e) => e.seq > through);
+        return [...later, ...store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
       });
     });
   }
 
-  context() {
+  context(caller: Caller) {
     return asResult(() => {
-      const { throughSeq: _t, tools: _tools, ...view } = this.#runtime.buildContext();
+      const { throughSeq: _t, tools: _tools, ...view } = this.#admit(caller).runtime.buildContext();
       return view;
     });
   }
@@ -222,37 +288,40 @@ export class SessionObject extends DurableObject<Env> {
    * VERIFY_CHUNK_EVENTS with a macrotask turn between them, so the agent loop and other
    * requests run meanwhile (CONTRACT §7.20). Rows up to that highWater never change.
    */
-  verify() {
+  verify(caller: Caller) {
     return asResult(async () => {
-      this.#runtime.session();
-      const { highWater } = this.#store.head();
+      const { store } = this.#admit(caller);
+      const { highWater } = store.head();
       const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
-      return verifyInChunks(this.#store, this.ctx.id.toString(), highWater, VERIFY_CHUNK_EVENTS, turn);
+      return verifyInChunks(store, this.ctx.id.toString(), highWater, VERIFY_CHUNK_EVENTS, turn);
     });
   }
 
-  archive(sha256: string, offset: number, limit: number | undefined) {
+  /** The archive ref is looked up before the parsed range's error is answered (CONTRACT §7.1). */
+  archive(caller: Caller, sha256: string, range: Parsed<{ offset: number; limit: number | undefined }>) {
     return asResult(() => {
-      this.#runtime.session();
-      const meta = this.#store.blobs.meta(sha256);
+      const { store } = this.#admit(caller);
+      const meta = store.blobs.meta(sha256);
       if (!meta) throw new ApiError("not_found", "unknown archive ref");
-      const bytes = this.#store.blobs.read(sha256, offset, limit)!;
+      if (!range.ok) throw new ApiError("bad_request", range.message);
+      const { offset, limit } = range.value;
+      const bytes = store.blobs.read(sha256, offset, limit)!;
       return { bytes, mediaType: meta.mediaType, total: meta.bytes };
     });
   }
 
   /** One page of the workspace listing, by path (CONTRACT §7.20): `limit` 1–1000, `next` the last path. */
-  files({ after, limit }: { after: string | null; limit: number }) {
+  files(caller: Caller, { after, limit }: { after: string | null; limit: number }) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
       checkLimit("limit", limit, 1, 1000);
       return listFilesPage(this.ctx.storage.sql, after, limit);
     });
   }
 
-  file(path: string) {
+  file(caller: Caller, path: string) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
       const row = readFileRow(this.ctx.storage.sql, path);
       if (!row) throw new ApiError("not_found", "no such file");
       return row.content;
@@ -260,9 +329,10 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** A single-use ticket for a browser WebSocket: `<principal>.<random>`, stored as its sha256. */
-  createTicket(principal: string) {
+  createTicket(caller: Caller) {
     return asResult(() => {
-      this.#runtime.session();
+      this.#admit(caller);
+      const principal = caller.principal;
       const random = crypto.getRandomValues(new Uint8Array(24));
       const ticket = `${principal}.${btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!)}`;
       const expiresAt = Date.now() + TICKET_TTL_MS;
@@ -280,28 +350,36 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- WebSocket -------------------------------------------------------------------------
 
-  /** The upgrade, after the Worker checked auth, origin and the `after` shape. */
+  /** The upgrade, after the Worker checked auth, origin and the `after` shape; the object checks the owner. */
   override async fetch(request: Request): Promise<Response> {
     await request.arrayBuffer();
     const url = new URL(request.url);
     const principal = request.headers.get("x-hw-principal") ?? "";
+    const rate = Number(request.headers.get("x-hw-rate-per-minute") ?? "0");
     const ticket = url.searchParams.get("ticket");
     const after = Number(url.searchParams.get("after") ?? "0");
-    if (!this.#runtime.exists()) return errorResponse("not_found", "session not found");
+    let admitted: { runtime: SessionRuntime; store: EventStore };
+    try {
+      admitted = this.#admit({ principal, ...(rate > 0 ? { ratePerMinute: rate } : {}) });
+    } catch (err) {
+      if (err instanceof ApiError) return errorResponse(err.code, err.message);
+      throw err;
+    }
+    const { runtime, store } = admitted;
     if (ticket !== null && !this.#consumeTicket(ticket, principal))
       return errorResponse("unauthorized", "invalid ticket");
-    if (after > this.#store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
+    if (after > store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server);
     const attachment: SocketAttachment = { principal, cursor: after };
     server.serializeAttachment(attachment);
-    server.send(JSON.stringify({ type: "ready", session: this.#runtime.session() }));
+    server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
     // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
     this.ctx.waitUntil(
-      replaySocket(server, this.#store, {
+      replaySocket(server, store, {
         onCaughtUp: (missedSession) => {
-          if (missedSession) server.send(JSON.stringify({ type: "session", session: this.#runtime.session() }));
+          if (missedSession) server.send(JSON.stringify({ type: "session", session: runtime.session() }));
         },
       }),
     );
@@ -340,6 +418,8 @@ export class SessionObject extends DurableObject<Env> {
       });
     }
     const frame = parsed.data;
+    // The socket was admitted for its principal when it connected; each frame is admitted again.
+    const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
       if (utf8Bytes(frame.text) > MAX_TEXT_BYTES)
@@ -348,11 +428,14 @@ export class SessionObject extends DurableObject<Env> {
           ...(id ? { id } : {}),
           error: { code: "payload_too_large", message: "text over 262144 bytes" },
         });
-      result = await this.postMessage({ text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
+      result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
     } else if (frame.type === "approval") {
-      result = await this.decide({ requestId: frame.requestId, decision: frame.decision, reason: frame.reason });
+      result = await this.decide(caller, frame.requestId, {
+        ok: true,
+        value: { decision: frame.decision, ...(frame.reason !== undefined ? { reason: frame.reason } : {}) },
+      });
     } else {
-      result = await this.stop();
+      result = await this.stop(caller);
     }
     if (result.ok) {
       if (id !== undefined) send({ type: "ack", id, result: result.value });
@@ -368,6 +451,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #broadcast(_events: Event[], session: Session | null) {
+    const store = this.#store;
+    if (!store) return;
     for (const ws of this.ctx.getWebSockets()) {
       try {
         // A socket still replaying gets these events from its replay, and the session once caught up.
@@ -375,7 +460,7 @@ export class SessionObject extends DurableObject<Env> {
           if (session) noteSkippedSession(ws);
           continue;
         }
-        pumpSocket(ws, this.#store);
+        pumpSocket(ws, store);
         if (session) ws.send(JSON.stringify({ type: "session", session }));
       } catch {
         // A socket that cannot take a frame is closing; it catches up from its cursor on reconnect.
@@ -393,11 +478,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  // ---- read-only lookups for the edge (CONTRACT §7.1: sub-resources before bodies) ------
-
   /** Whether the log holds a permission request with this id (pending or decided). */
-  hasApproval(requestId: string): boolean {
-    if (!this.#runtime.exists() || !REQUEST_ID.test(requestId)) return false;
+  #hasApproval(requestId: string): boolean {
+    if (!REQUEST_ID.test(requestId)) return false;
     // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
     return (
       this.ctx.storage.sql
@@ -409,13 +492,9 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  /** Whether this session's archive holds a blob with this sha256. */
-  hasArchive(sha256: string): boolean {
-    return this.#runtime.exists() && this.#store.blobs.meta(sha256) != null;
-  }
-
-  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. */
+  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
   hasTicket(ticket: string, principal: string): boolean {
+    if (!this.#runtime?.exists()) return false;
     const row = this.ctx.storage.sql
       .exec<{ principal: string; expires_at: number }>(
         "SELECT principal, expires_at FROM tickets WHERE hash = ?",
@@ -425,12 +504,36 @@ export class SessionObject extends DurableObject<Env> {
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
   }
 
+  // ---- waits (CONTRACT §6) ---------------------------------------------------------------
+
+  /**
+   * `POST /runs/:runId/resume`: releases the current wait of the run's turn, else 409. The run
+   * is looked up before a bad body is answered (CONTRACT §7.1).
+   */
+  resume(
+    caller: Caller,
+    runId: string,
+    parsed: Parsed<{ waitId: string; text?: string }>,
+  ): Promise<Result<{ seq: number }>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      const turnOfRunId = turnOfRun(this.ctx.storage.sql, runId, this.#runFrom(runtime));
+      if (turnOfRunId === undefined) throw new ApiError("not_found", "unknown run");
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      return runtime.resume({ turnOfRun: turnOfRunId, waitId: parsed.value.waitId, text: parsed.value.text ?? "" });
+    });
+  }
+
+  #runFrom(runtime: SessionRuntime): number {
+    return runtime.summary?.openTurn?.startSeq ?? 1;
+  }
+
   // ---- work beyond one turn: inbox, triggers, runs (CONTRACT §6) -------------------------
 
   /** An external message: opens a turn or joins the open one, recorded as `inbox:<source>`. */
-  postInbox(input: { source: string; text: string; correlationId?: string }) {
+  postInbox(caller: Caller, input: { source: string; text: string; correlationId?: string }) {
     return asResult(() =>
-      this.#runtime.postMessage({
+      this.#admit(caller).runtime.postMessage({
         text: input.text,
         source: `inbox:${input.source}`,
         ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
@@ -438,49 +541,57 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  createTrigger(input: { name: string; text: string; schedule: Schedule }) {
+  createTrigger(caller: Caller, input: { name: string; text: string; schedule: Schedule }) {
     return asResult(async () => {
-      const trigger = createTrigger(this.#runtime, this.ctx.storage.sql, input);
+      const trigger = createTrigger(this.#admit(caller).runtime, this.ctx.storage.sql, input);
       // Whatever the alarm holds (a lease, a retry, an earlier firing) stays if it comes first.
       await this.#arm(await this.ctx.storage.getAlarm());
       return trigger;
     });
   }
 
-  /** Whether this session has a trigger of this name (looked up before any body, CONTRACT §7.1). */
-  hasTrigger(name: string): boolean {
-    return this.#runtime.exists() && triggerExists(this.ctx.storage.sql, name);
-  }
-
-  deleteTrigger(name: string) {
+  /** Stops a trigger; an unknown name is 404 before a bad body is 400 (CONTRACT §7.1). */
+  deleteTrigger(caller: Caller, name: string, parsed: Parsed<void>) {
     return asResult(async () => {
-      deleteTrigger(this.#runtime, this.ctx.storage.sql, name);
+      const { runtime } = this.#admit(caller);
+      if (!triggerExists(this.ctx.storage.sql, name)) throw new ApiError("not_found", "unknown trigger");
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      deleteTrigger(runtime, this.ctx.storage.sql, name);
       // With no turn open the alarm was only the schedule's: it moves to the next trigger, or goes.
-      if (!this.#runtime.summary?.openTurn) await this.#arm(null);
+      if (!runtime.summary?.openTurn) await this.#arm(null);
     });
   }
 
-  listTriggers() {
-    return asResult(() => triggersOf(this.#runtime, this.ctx.storage.sql));
+  listTriggers(caller: Caller) {
+    return asResult(() => triggersOf(this.#admit(caller).runtime, this.ctx.storage.sql));
   }
 
-  listRuns() {
-    return asResult(() => runsOf(this.#runtime, this.ctx.storage.sql));
+  listRuns(caller: Caller) {
+    return asResult(() => runsOf(this.#admit(caller).runtime, this.ctx.storage.sql));
   }
 
   /** Fires what is due; a failure here must not keep the run loop from its slice. */
-  #fireTriggers() {
+  #fireTriggers(runtime: SessionRuntime) {
     try {
-      fireDueTriggers(this.#runtime, this.ctx.storage.sql);
+      fireDueTriggers(runtime, this.ctx.storage.sql);
     } catch (err) {
       console.error("highwater: firing triggers failed", err);
     }
   }
 
   /** With no turn open, a run queued behind the last one starts, in a fresh slice. */
-  async #afterTurn() {
-    if (startQueuedRun(this.#runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
+  async #afterTurn(runtime: SessionRuntime) {
+    if (startQueuedRun(runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
   }
+}
+
+/** A value the Worker parsed at its boundary, or why it is invalid (answered after the 404 checks). */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+type DecisionInput = { decision: "approve" | "reject"; reason?: string };
+
+/** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
+function isWritten(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */

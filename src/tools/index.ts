@@ -16,6 +16,7 @@ export {
 } from "./builtin/http-fetch";
 export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
 export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
+export { waitForTool } from "./builtin/wait-for";
 export { isUrlAllowed, parseAllowedHosts } from "./hosts";
 export { archiveRef, makePlaceholder, type OffloadPlaceholder, PREVIEW_BYTES, serializeToolResponse } from "./offload";
 export { normalizeWorkspaceDir, normalizeWorkspacePath, type PathResult } from "./paths";

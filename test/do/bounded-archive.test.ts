@@ -2,12 +2,17 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../src/log";
+import { applyMigrations } from "../../src/storage";
 import { BUILTIN_TOOLS, type ToolContext } from "../../src/tools";
 import { countingSql } from "./bounded-log";
 
 function withBlobs<T>(fn: (state: DurableObjectState) => Promise<T>): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`archive-${crypto.randomUUID()}`));
-  return runInDurableObject(stub, (_o, state) => fn(state));
+  return runInDurableObject(stub, (_o, state) => {
+    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    state.storage.transactionSync(() => applyMigrations(state.storage.sql));
+    return fn(state);
+  });
 }
 
 const readArchive = BUILTIN_TOOLS.read_archive!;

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { type Event, EventStore } from "../../src/log";
 import { buildModelMessages } from "../../src/projections";
 import type { SqlLike } from "../../src/storage";
+import { applyMigrations } from "../../src/storage";
 import { countingSql, offloadedLogDrafts } from "./bounded-log";
 
 const RESULT_BYTES = 64 * 1024;
@@ -11,7 +12,11 @@ const RESULT_BYTES = 64 * 1024;
 /** Runs `fn` on the storage of a fresh session object (its constructor applied the migrations). */
 function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`${name}-${crypto.randomUUID()}`));
-  return runInDurableObject(stub, (_o, state) => fn(state));
+  return runInDurableObject(stub, (_o, state) => {
+    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    state.storage.transactionSync(() => applyMigrations(state.storage.sql));
+    return fn(state);
+  });
 }
 
 function storeOn(state: DurableObjectState, sql: SqlLike = state.storage.sql) {

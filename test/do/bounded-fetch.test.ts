@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BLOB_CHUNK_BYTES, BlobStore, EventStore, INLINE_EVENT_LIMIT, isBlobRef } from "../../src/log";
+import { applyMigrations } from "../../src/storage";
 import { BUILTIN_TOOLS, serializeToolResponse, type ToolContext } from "../../src/tools";
 import { countingSql } from "./bounded-log";
 
@@ -9,7 +10,11 @@ const TEN_MIB = 10 * 1024 * 1024;
 
 function inFreshObject<T>(fn: (state: DurableObjectState) => Promise<T>): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`fetch-${crypto.randomUUID()}`));
-  return runInDurableObject(stub, (_o, state) => fn(state));
+  return runInDurableObject(stub, (_o, state) => {
+    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    state.storage.transactionSync(() => applyMigrations(state.storage.sql));
+    return fn(state);
+  });
 }
 
 /** A body of `bytes` bytes streamed in 64 KiB chunks, with multi-byte characters across chunk edges. */

@@ -1,11 +1,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type EventDraft, EventStore } from "../../src/log";
+import { type EventDraft, EventStore, sha256Hex } from "../../src/log";
 import { buildTranscript } from "../../src/projections";
 import { SessionObject } from "../../src/session";
 import { offloadedLogDrafts } from "./bounded-log";
-import { api, createSession } from "./helpers";
+import { api, createSession, TOKEN } from "./helpers";
+
+/** Sessions here are created over HTTP with TOKEN: its principal owns them (CONTRACT §7.26). */
+const OWNER = { principal: sha256Hex(TOKEN) };
 
 /**
  * A session created over HTTP, `drafts` appended to its log, then `fn` on a fresh object over
@@ -48,7 +51,7 @@ describe("bounded pages (CONTRACT §7.20)", () => {
       let after = 0;
       let pages = 0;
       for (;;) {
-        const page = unwrap(await o.transcript({ after, limit: 7 }));
+        const page = unwrap(await o.transcript(OWNER, { after, limit: 7 }));
         expect(page.items.length).toBeLessThanOrEqual(7);
         items.push(...page.items);
         pages++;
@@ -59,10 +62,13 @@ describe("bounded pages (CONTRACT §7.20)", () => {
       expect(pages).toBeGreaterThanOrEqual(Math.ceil(whole.length / 7));
       // Tool items cut from their responses by a page boundary still show their final state.
       expect(items).toEqual(whole);
-      const first = unwrap(await o.transcript({ after: 0, limit: 200 }));
+      const first = unwrap(await o.transcript(OWNER, { after: 0, limit: 200 }));
       expect(first).toEqual({ items: whole });
       for (const limit of [0, 501, 1.5])
-        expect(await o.transcript({ after: 0, limit })).toMatchObject({ ok: false, error: { code: "bad_request" } });
+        expect(await o.transcript(OWNER, { after: 0, limit })).toMatchObject({
+          ok: false,
+          error: { code: "bad_request" },
+        });
     });
   });
 
@@ -73,15 +79,18 @@ describe("bounded pages (CONTRACT §7.20)", () => {
           "INSERT INTO files (path, content, bytes, version, updated_at, seq) VALUES (?, 'x', 1, 1, 't', 1)",
           `dir/f${String(i).padStart(2, "0")}.txt`,
         );
-      const p1 = unwrap(await o.files({ after: null, limit: 10 }));
+      const p1 = unwrap(await o.files(OWNER, { after: null, limit: 10 }));
       expect(p1.files.map((f) => f.path)).toEqual(Array.from({ length: 10 }, (_, i) => `dir/f0${i}.txt`));
       expect(p1.next).toBe("dir/f09.txt");
-      const p2 = unwrap(await o.files({ after: p1.next!, limit: 10 }));
-      const p3 = unwrap(await o.files({ after: p2.next!, limit: 10 }));
+      const p2 = unwrap(await o.files(OWNER, { after: p1.next!, limit: 10 }));
+      const p3 = unwrap(await o.files(OWNER, { after: p2.next!, limit: 10 }));
       expect(p3.files.map((f) => f.path)).toEqual(Array.from({ length: 5 }, (_, i) => `dir/f${20 + i}.txt`));
       expect(p3.next).toBeUndefined();
       expect(p1.files[0]).toEqual({ path: "dir/f00.txt", bytes: 1, updatedAt: "t" });
-      expect(await o.files({ after: null, limit: 1001 })).toMatchObject({ ok: false, error: { code: "bad_request" } });
+      expect(await o.files(OWNER, { after: null, limit: 1001 })).toMatchObject({
+        ok: false,
+        error: { code: "bad_request" },
+      });
     });
   });
 
@@ -105,7 +114,7 @@ describe("bounded pages (CONTRACT §7.20)", () => {
             store.append([{ author: "runtime", modelVisibility: "hidden", actions: { stateDelta: { late: true } } }]);
         }
       })();
-      const result = unwrap(await o.verify());
+      const result = unwrap(await o.verify(OWNER));
       done = true;
       await ticker;
       expect(result).toMatchObject({ ok: true, highWater: start, problems: [] });

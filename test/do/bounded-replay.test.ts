@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { type EventDraft, EventStore } from "../../src/log";
 import { isCatchingUp, pumpSocket, REPLAY_PAGE, replaySocket, type SocketAttachment } from "../../src/session";
+import { applyMigrations } from "../../src/storage";
 
 /** A stand-in for a hibernatable server socket: frames sent, and the attachment. */
 function fakeSocket(cursor: number) {
@@ -27,6 +28,8 @@ describe("WebSocket catch-up is replayed in bounded pages (DESIGN §7)", () => {
   it("yields between pages, skips broadcasts while catching up, and sends every event once in order", async () => {
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`replay-${crypto.randomUUID()}`));
     await runInDurableObject(stub, async (_o, state) => {
+      // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+      state.storage.transactionSync(() => applyMigrations(state.storage.sql));
       const store = new EventStore(state.storage.sql, "s", (f) => state.storage.transactionSync(f));
       store.append(Array.from({ length: 5_000 }, (_, i) => note(i)));
       const replaying = fakeSocket(0);

@@ -5,6 +5,7 @@ import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
 import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
@@ -121,6 +122,7 @@ export async function withSession<T>(
     now?: () => number;
     providerFor?: () => ModelProvider;
     setAlarm?: (at: number) => void;
+    deleteAlarm?: () => void;
     options?: SessionOptions;
   },
   fn: (h: Harness) => Promise<T>,
@@ -129,6 +131,8 @@ export async function withSession<T>(
   return runInDurableObject(stub, async (_instance, state) => {
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
+    // An object migrates lazily with its seq 1 (CONTRACT §7.26); this harness writes it itself.
+    transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
     const deltas: DeltaFrame[] = [];
     const make = (provider: ModelProvider, providerFor = opts.providerFor) => {
@@ -139,7 +143,7 @@ export async function withSession<T>(
         sql,
         transactionSync,
         setAlarm: async (at) => opts.setAlarm?.(at),
-        deleteAlarm: async () => {},
+        deleteAlarm: async () => opts.deleteAlarm?.(),
         providerFor: providerFor ?? (() => provider),
         fetch: opts.fetch ?? (() => Promise.reject(new Error("no network in this test"))),
         config: {

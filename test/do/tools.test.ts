@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BlobStore } from "../../src/log";
+import { applyMigrations } from "../../src/storage";
 import {
   applyFileChanges,
   BUILTIN_TOOLS,
@@ -22,6 +23,8 @@ let counter = 0;
 async function withSql<T>(fn: (ctx: ToolContext) => Promise<T>, fetchFn?: typeof fetch, signal?: AbortSignal) {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`tools-${Date.now()}-${counter++}`));
   return runInDurableObject(stub, async (_instance, state) => {
+    // An object migrates lazily with its seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     const ctx: ToolContext = {
       sessionId: "s",
       callId: "c",

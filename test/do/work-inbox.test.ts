@@ -69,12 +69,12 @@ describe("inbox", () => {
     const body = { source: "mail", text: "hello", correlationId: "msg-42" };
     const first = await post(`/v1/sessions/${s.id}/inbox`, body);
     expect(first.status).toBe(202);
-    const hw = await highWaterOf(s.id);
     const again = await post(`/v1/sessions/${s.id}/inbox`, { ...body, text: "hello again" });
     expect(again.status).toBe(202);
     expect(again.body).toEqual(first.body);
-    expect(await highWaterOf(s.id)).toBe(hw);
+    // The turn's loop runs meanwhile, so the head may move; the repeat itself appended nothing.
     const events = await allEvents(s.id);
+    expect(events.filter((e) => e.author === "user")).toHaveLength(1);
     expect(events.find((e) => e.seq === first.body.seq).actions).toEqual({ stateDelta: { idempotencyKey: "msg-42" } });
     expect(events.filter((e) => e.content?.type === "text" && e.author === "user")).toHaveLength(1);
     // The same string as a message's idempotencyKey is not the inbox's correlationId.

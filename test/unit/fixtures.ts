@@ -71,7 +71,14 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
     run(id: string) {
       runId = id;
     },
-    created(session: { options?: Record<string, unknown>; model?: ModelConfig; parentId?: string | null } = {}) {
+    created(
+      session: {
+        options?: Record<string, unknown>;
+        model?: ModelConfig;
+        parentId?: string | null;
+        owner?: string;
+      } = {},
+    ) {
       return push(
         "runtime",
         {
@@ -82,6 +89,7 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
                 parentId: session.parentId ?? null,
                 options: session.options ?? {},
                 model: session.model ?? MODEL_A,
+                ...(session.owner ? { owner: session.owner } : {}),
               },
             },
           },

@@ -171,22 +171,8 @@ describe("credentials belong to one provider (CONTRACT §1, §7.23)", () => {
 });
 
 describe("createProvider", () => {
-  it("refuses workers-ai outside a deployed environment with a non-retryable error", () => {
-    const config = { provider: "workers-ai", name: "x", contextWindow: 1000, maxOutputTokens: 100 } as const;
-    const error = (() => {
-      try {
-        createProvider(config, {});
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ retryable: false, status: null });
-    expect((error as Error).message).toMatch(/binding/);
-  });
-
   it("names each adapter after its provider", () => {
-    for (const provider of ["openai", "anthropic", "demo"] as const) {
+    for (const provider of ["openai", "anthropic", "workers-ai", "demo"] as const) {
       const config = { provider, name: "m", contextWindow: 1000, maxOutputTokens: 100 };
       expect(createProvider(config, { baseUrl: "http://127.0.0.1:1/v1", apiKey: "k" }).name).toBe(provider);
     }

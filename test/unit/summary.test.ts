@@ -23,7 +23,12 @@ describe("reduceSummary", () => {
 
   it("the first event creates the session from stateDelta.session", () => {
     const ev = newLog();
-    const e = ev.created({ options: { title: "T", system: "be brief" }, model: MODEL_A, parentId: "p1" });
+    const e = ev.created({
+      options: { title: "T", system: "be brief" },
+      model: MODEL_A,
+      parentId: "p1",
+      owner: "o".repeat(64),
+    });
     expect(reduceSummary(null, e)).toEqual({
       id: "s1",
       title: "T",
@@ -40,6 +45,7 @@ describe("reduceSummary", () => {
       lastUsage: null,
       highWater: 1,
       headDigest: e.digest,
+      owner: "o".repeat(64),
     });
   });
 
@@ -61,6 +67,7 @@ describe("reduceSummary", () => {
       model: MODEL_A,
       lastModelRequestSeq: null,
       lastModelRequestThrough: null,
+      maxModelCalls: 1000,
     });
   });
 

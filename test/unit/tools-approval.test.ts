@@ -98,6 +98,7 @@ describe("registry", () => {
       delete_file: "write",
       http_fetch: null,
       read_archive: "read",
+      wait_for: "idempotent",
     });
     for (const [method, effect] of [
       ["GET", "read"],
@@ -176,6 +177,7 @@ describe("registry", () => {
 });
 
 const minimalArgs: Record<string, unknown> = {
+  wait_for: { reason: "a reply" },
   list_files: {},
   read_file: { path: "a" },
   search_files: { pattern: "x" },

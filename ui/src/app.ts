@@ -256,6 +256,8 @@ function renderSession(client: HighwaterClient, id: string) {
   const verifyOut = h("span", { class: "verify", role: "status" });
   const stopBtn = h("button", { type: "button", class: "danger", disabled: true, onclick: () => void stop() }, "Stop");
   const banner = h("div", { class: "banner-slot" });
+  const waitSlot = h("div", { class: "wait-slot" });
+  let shownWait = "";
   const problem = h("p", { class: "error", role: "alert" });
   const log = h("ol", { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" });
   const live = h("div", { class: "streaming", "aria-hidden": "true" });
@@ -298,6 +300,7 @@ function renderSession(client: HighwaterClient, id: string) {
     h("header", { class: "session-head" }, heading, meta),
     toolbar,
     banner,
+    waitSlot,
     problem,
     log,
     live,
@@ -391,6 +394,11 @@ function renderSession(client: HighwaterClient, id: string) {
     heading.textContent = s.title || "Untitled session";
     meta.replaceChildren(statusPill(s.status), modelLabel(s), h("span", { class: "muted" }, `${s.highWater} events`));
     stopBtn.disabled = !s.openTurn;
+    // Re-rendered only when the wait changes, so typed resume text survives other updates.
+    if ((s.wait?.waitId ?? "") !== shownWait) {
+      shownWait = s.wait?.waitId ?? "";
+      waitSlot.replaceChildren(...(s.wait ? [waitPanel(client, s, (m) => (problem.textContent = m))] : []));
+    }
     renderBanner();
     schedule();
   }
@@ -612,3 +620,47 @@ function renderSession(client: HighwaterClient, id: string) {
 }
 
 route();
+
+/**
+ * CONTRACT §6: the open turn's wait, with a Resume form for a `wait_for` or a spent step budget
+ * (which says how many model calls the turn has used); a child's wait ends by itself.
+ */
+function waitPanel(client: HighwaterClient, s: Session, report: (message: string) => void): HTMLElement {
+  const w = s.wait!;
+  const what =
+    w.kind === "budget"
+      ? `Paused at the step budget: ${w.modelCalls ?? s.maxModelCallsPerTurn} of ${s.maxModelCallsPerTurn} model calls used this turn.`
+      : w.kind === "child"
+        ? "Waiting for a sub-session to finish."
+        : `Waiting: ${w.reason ?? "for a resume"}`;
+  if (w.kind === "child") return h("section", { class: "banner wait", "aria-label": "Wait" }, h("strong", {}, what));
+  const text = h("textarea", {
+    rows: "2",
+    "aria-label": "Resume text",
+    placeholder: w.kind === "budget" ? "Optional note for the agent" : "Answer for the agent",
+  });
+  const button = h("button", { type: "submit" }, w.kind === "budget" ? "Resume (grant another budget)" : "Resume");
+  return h(
+    "section",
+    { class: "banner wait", "aria-label": "Wait" },
+    h("strong", {}, what),
+    h(
+      "form",
+      {
+        class: "resume",
+        onsubmit: async (e: SubmitEvent) => {
+          e.preventDefault();
+          button.disabled = true;
+          try {
+            await client.resume(s.id, w.runId, w.waitId, text.value);
+          } catch (err) {
+            button.disabled = false;
+            if (!handleAuth(err)) report(`Resume failed: ${errorText(err)}`);
+          }
+        },
+      },
+      text,
+      button,
+    ),
+  );
+}

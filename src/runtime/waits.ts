@@ -1,0 +1,73 @@
+/**
+ * Waits (CONTRACT §6), the doing part: the resume command, the driver side of the wait steps and
+ * the run lookup. A wait holds no alarm: the slice that finds one ends, and only a resume (or a
+ * stop) moves the turn again.
+ */
+import type { CallState } from "../projections";
+import { rows, type SqlLike } from "../storage";
+import { parseToolArgs } from "../tools";
+import type { RuntimeCtx } from "./deps";
+import { type Base, invalidCallDrafts } from "./drafts";
+import { ApiError } from "./errors";
+import { beginWaitDraft, budgetWaitDraft, resumeDrafts, WAIT_TOOLS } from "./wait-drafts";
+
+/**
+ * Resume (CONTRACT §6, §7.12): only the current `waitId` of the open turn releases it, named with
+ * a run of that turn; anything else is 409 and appends nothing. `turnOfRun` is the turn the run
+ * belongs to (the caller has answered 404 for an unknown run). Answers the seq of the last event.
+ */
+export function resumeWait(
+  rt: RuntimeCtx,
+  input: { turnOfRun: string | null; waitId: string; text: string },
+): { seq: number } {
+  const turn = rt.require().openTurn;
+  const wait = turn?.wait;
+  if (!turn || !wait || wait.waitId !== input.waitId || input.turnOfRun !== turn.turnId)
+    throw new ApiError("conflict", "waitId is not the current wait of this run");
+  if (wait.kind === "child") throw new ApiError("conflict", "a child's wait ends when the child reports");
+  const events = rt.commit(resumeDrafts(wait, { turnId: turn.turnId, runId: turn.runId }, input.text));
+  return { seq: events.at(-1)!.seq };
+}
+
+/** Carries out `begin_wait` (a bad `wait_for` call gets its error like any tool) and `budget_wait`. */
+export function carryOutWait(
+  rt: RuntimeCtx,
+  step: { kind: "begin_wait"; call: CallState } | { kind: "budget_wait"; waitId: string; modelCalls: number },
+  base: Base,
+): boolean {
+  if (step.kind === "budget_wait") {
+    rt.commit([budgetWaitDraft(base, step.waitId, step.modelCalls)]);
+    return true;
+  }
+  const { call } = step;
+  const tool = rt.toolFor(call.name);
+  const parsed = tool ? parseToolArgs(tool, call.args) : null;
+  if (!tool || !parsed?.ok) {
+    const issues = parsed && !parsed.ok ? parsed.issues : [{ message: `unknown or disabled tool: ${call.name}` }];
+    rt.commit(invalidCallDrafts(call, base, `${rt.deps.sessionId}:${call.callId}`, issues));
+    return true;
+  }
+  const reason = (parsed.args as { reason?: unknown }).reason;
+  const key = `${rt.deps.sessionId}:${call.callId}`;
+  const kind = WAIT_TOOLS[call.name] ?? "wait_for";
+  rt.commit([beginWaitDraft(call, base, key, kind, typeof reason === "string" ? reason : undefined)]);
+  return true;
+}
+
+/** Run ids as the runtime mints them (UUIDs); the shape admits no LIKE wildcards. */
+export const RUN_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+/**
+ * The turn a run belongs to, or undefined for a run this session never had (404, CONTRACT §7.1).
+ * The open turn is searched first; a miss there scans the log (rare: a stale or foreign id).
+ */
+export function turnOfRun(sql: SqlLike, runId: string, fromSeq: number): string | null | undefined {
+  if (!RUN_ID.test(runId)) return undefined;
+  const pattern = `%"runId":"${runId}"%`;
+  const hit =
+    rows<{ turn_id: string | null }>(
+      sql,
+    )`SELECT turn_id FROM events WHERE seq >= ${fromSeq} AND body LIKE ${pattern} LIMIT 1`[0] ??
+    rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM events WHERE body LIKE ${pattern} LIMIT 1`[0];
+  return hit ? hit.turn_id : undefined;
+}
