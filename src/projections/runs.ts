@@ -144,7 +144,7 @@ export function toRun(r: RunRow) {
     ...(r.state === "skipped" ? { count: r.count } : {}),
   };
 }
-export type Run = ReturnType<typeof toRun>;
+export type Run = ReturnType<typeof toRun> & { waitId?: string };
 
 /** The public `Trigger` (CONTRACT §6). */
 export function toTrigger(t: TriggerRow) {

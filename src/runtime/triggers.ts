@@ -57,9 +57,15 @@ export function triggersOf(rt: RuntimeCtx, sql: SqlLike): { triggers: Trigger[] 
   return { triggers: listTriggers(sql).map(toTrigger) };
 }
 
+/** Newest first; the open turn's run shows `waiting` with its `waitId` while a wait holds it. */
 export function runsOf(rt: RuntimeCtx, sql: SqlLike): { runs: Run[] } {
-  rt.require();
-  return { runs: listRuns(sql, RUNS_PAGE).map(toRun) };
+  const turn = rt.require().openTurn;
+  const wait = turn?.wait;
+  return {
+    runs: listRuns(sql, RUNS_PAGE).map((r) =>
+      wait && r.turnId === turn.turnId ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId } : toRun(r),
+    ),
+  };
 }
 
 /**

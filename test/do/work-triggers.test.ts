@@ -286,3 +286,27 @@ describe("scheduled runs", () => {
     expect((Date.parse(t.nextAt) - first) % 1000).toBe(0);
   });
 });
+
+describe("runs and waits", () => {
+  it("a run held by a wait is `waiting` with its waitId; resumed, it completes", async () => {
+    // The demo makes five model calls: a budget of 3 waits once, then the turn completes.
+    const s = await createSession({ maxModelCallsPerTurn: 3 });
+    await post(`/v1/sessions/${s.id}/inbox`, { source: "ops", text: "remember the milk" });
+    const waiting = await settledTo(s.id, (x) => x.status === "waiting");
+    const [run] = await runsOf(s.id);
+    expect(run).toEqual({
+      runId: waiting.wait.runId,
+      trigger: null,
+      state: "waiting",
+      startedAt: expect.any(String),
+      waitId: waiting.wait.waitId,
+    });
+    const r = await post(`/v1/sessions/${s.id}/runs/${run.runId}/resume`, { waitId: waiting.wait.waitId });
+    expect(r.status).toBe(202);
+    await settledTo(s.id, (x) => !x.openTurn);
+    const { waitId: _w, ...started } = run;
+    expect(await runsOf(s.id)).toEqual([
+      { ...started, state: "completed", outcome: "completed", endedAt: expect.any(String) },
+    ]);
+  });
+});
