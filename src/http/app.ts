@@ -5,6 +5,7 @@ import { answerError, answerNotFound } from "./errors";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
+import { recordRoutes } from "./records";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
@@ -29,6 +30,7 @@ export function createApp() {
   turnRoutes(app);
   readRoutes(app);
   socketRoutes(app);
+  recordRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

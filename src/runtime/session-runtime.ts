@@ -14,7 +14,7 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
@@ -160,6 +160,7 @@ export class SessionRuntime implements RuntimeCtx {
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
+      applyRecordEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;

@@ -15,6 +15,7 @@ import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
 import { pumpSocket, type SocketAttachment } from "./sockets";
@@ -343,6 +344,24 @@ export class SessionObject extends DurableObject<Env> {
       )
       .toArray()[0];
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
+  }
+
+  // ---- work records (CONTRACT §6) ------------------------------------------------------
+
+  records() {
+    return asResult(() => getRecords(this.#runtime));
+  }
+
+  record(topic: string) {
+    return asResult(() => getRecord(this.#runtime, topic));
+  }
+
+  putRecord(input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
+    return asResult(() => putRecord(this.#runtime, input.topic, input));
+  }
+
+  appendRecordEntry(input: { topic: string; text: string; refs?: number[] }) {
+    return asResult(() => appendRecordEntry(this.#runtime, input.topic, input));
   }
 }
 

@@ -9,6 +9,7 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
+import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
 import type { ToolDefinition } from "./types";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
@@ -26,6 +27,9 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       deleteFileTool,
       httpFetchTool,
       readArchiveTool,
+      readRecordTool,
+      writeRecordTool,
+      appendRecordEntryTool,
     ].map((t) => [t.name, t]),
   ),
 );
