@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
+import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
@@ -31,6 +32,7 @@ export function createApp() {
   readRoutes(app);
   socketRoutes(app);
   recordRoutes(app);
+  forkRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

@@ -1,4 +1,4 @@
-import type { Event, TokenUsage } from "../log";
+import { type Event, isBlobRef, type TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
@@ -51,6 +51,8 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** A fork's `stateDelta.forkPrefix` blob (CONTRACT §7.30): the parent's view its context starts from. */
+  forkPrefix?: { sha256: string; bytes: number; mediaType: string };
 };
 
 export type SessionCreated = {
@@ -92,6 +94,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNotice)
       next.recoveryNotice = { reissued: [], ...(delta.recoveryNotice as Omit<RecoveryNotice, "reissued">) };
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
+    if (isBlobRef(delta.forkPrefix)) next.forkPrefix = delta.forkPrefix.$blob;
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;

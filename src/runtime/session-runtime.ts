@@ -14,6 +14,7 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
+import { type ForkPrefix, renderPrefix } from "../projections/fork";
 import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
@@ -143,7 +144,23 @@ export class SessionRuntime implements RuntimeCtx {
     const s = this.require();
     const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
     const tools: ToolSpec[] = toolSpecs(enabledTools(s.options.tools));
-    return { summary: s, model, system, tools };
+    const prefix = this.#forkPrefix(s);
+    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
+  }
+
+  #prefix: { sha256: string; value: NonNullable<ContextInput["prefix"]> } | null = null;
+
+  /** A fork's prefix, read from its seq 2 blob once per incarnation (CONTRACT §7.30). */
+  #forkPrefix(s: SessionSummary): ContextInput["prefix"] {
+    const ref = s.forkPrefix;
+    if (!ref) return undefined;
+    if (this.#prefix?.sha256 !== ref.sha256) {
+      const text = this.deps.store.blobs.readText(ref.sha256);
+      if (text === null) throw new Error(`fork prefix blob ${ref.sha256} is missing`);
+      const messages = (JSON.parse(text) as ForkPrefix).messages;
+      this.#prefix = { sha256: ref.sha256, value: { messages, text: renderPrefix(messages) } };
+    }
+    return this.#prefix.value;
   }
 
   // ---- committing ------------------------------------------------------------------------

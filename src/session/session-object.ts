@@ -15,6 +15,7 @@ import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
+import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
@@ -362,6 +363,18 @@ export class SessionObject extends DurableObject<Env> {
 
   appendRecordEntry(input: { topic: string; text: string; refs?: number[] }) {
     return asResult(() => appendRecordEntry(this.#runtime, input.topic, input));
+  }
+
+  // ---- fork (CONTRACT §6, §7.30) -------------------------------------------------------
+
+  /** The parent's side: its state as of `throughSeq`. Reads only. */
+  forkSource(throughSeq: number): Promise<Result<ForkSource>> {
+    return asResult(() => readForkSource(this.#runtime, throughSeq));
+  }
+
+  /** The fork's side: its first events, written in one block. */
+  createFork(input: { source: ForkSource }): Promise<Result<Session>> {
+    return asResult(() => createFork(this.#runtime, { id: this.ctx.id.toString(), source: input.source }));
   }
 }
 
