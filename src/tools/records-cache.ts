@@ -5,7 +5,7 @@
  */
 import type { Event } from "../log";
 import { type RecordEntry, type RecordView, recordFactOf, type TopicState } from "../projections/records";
-import { rows, run, type SqlLike } from "../storage";
+import { rows, run, type SqlLike } from "../storage/sql";
 
 /** Writes the cache rows for the record facts among `events` (call inside their commit). */
 export function applyRecordEvents(sql: SqlLike, events: Pick<Event, "seq" | "at" | "actions">[]): void {
