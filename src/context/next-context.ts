@@ -286,7 +286,9 @@ export function planCompaction(
     marks.set(c.callId, { sha256: "0".repeat(64), bytes: 0, preview: "x".repeat(PREVIEW_BYTES) });
   }
   const starts = tailStarts(events);
-  if (level === 1 && cp) starts.unshift(0);
+  // A fork's first compaction may summarise only the parent's prefix it starts from (CONTRACT §7.30).
+  const prefixOnly = !cp && input.prefix !== undefined;
+  if ((level === 1 && cp) || prefixOnly) starts.unshift(0);
   const choice = selectWaterline({
     costs: events.map((e) => eventCost(e, marks)),
     starts,
@@ -295,7 +297,12 @@ export function planCompaction(
   });
   if (!choice) return null;
   const tailArchive = archive.filter((i) => i >= choice.index);
-  if (choice.index === 0 && tailArchive.length === 0) return null;
-  const throughSeq = choice.index === 0 ? cp!.throughSeq : events[choice.index]!.seq - 1;
+  if (choice.index === 0 && tailArchive.length === 0 && !prefixOnly) return null;
+  const throughSeq =
+    choice.index > 0
+      ? events[choice.index]!.seq - 1
+      : cp
+        ? cp.throughSeq
+        : Math.max(1, (events[0]?.seq ?? head + 1) - 1);
   return { index: choice.index, throughSeq, archive: tailArchive, carried: carriedFor(choice.index), budget };
 }

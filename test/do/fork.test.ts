@@ -21,8 +21,11 @@ const filler = (n: number, word: string) => `${word} `.repeat(Math.ceil(n / (wor
 
 let counter = 0;
 
-/** Writes `source` into a fresh session object and reads back what a fork shows. */
-async function forkInto(source: ForkSource) {
+/**
+ * Writes `source` into a fresh session object and reads back what a fork shows; with `then`,
+ * a turn runs in the fork on `provider` and `after` is the fork's own source at its head.
+ */
+async function forkInto(source: ForkSource, then?: { provider: ModelProvider; text: string }) {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`fork-${Date.now()}-${counter++}`));
   return runInDurableObject(stub, async (_i, state) => {
     const sql = state.storage.sql;
@@ -37,16 +40,33 @@ async function forkInto(source: ForkSource) {
       setAlarm: async () => {},
       deleteAlarm: async () => {},
       providerFor: () => {
-        throw new Error("no model in this test");
+        if (!then) throw new Error("no model in this test");
+        return then.provider;
       },
       fetch: () => Promise.reject(new Error("no network")),
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0] },
     });
     const session = createFork(runtime, { id: sessionId, source });
-    const files = Object.fromEntries(listFiles(sql).map((f) => [f.path, readFileRow(sql, f.path)!.content]));
-    return { session, events: store.readAfter(0, 1000), context: runtime.buildContext(), files };
+    const files = () => Object.fromEntries(listFiles(sql).map((f) => [f.path, readFileRow(sql, f.path)!.content]));
+    const shown = { session, events: store.readAfter(0, 1000), context: runtime.buildContext(), files: files() };
+    if (!then) return { ...shown, after: null };
+    await runtime.postMessage({ text: then.text, source: "http" });
+    for (let i = 0; runtime.summary?.openTurn; i++) {
+      if (i > 50) throw new Error("the fork's turn did not close");
+      await runtime.alarm();
+    }
+    return {
+      ...shown,
+      after: {
+        events: store.readAfter(0, 1000),
+        context: runtime.buildContext(),
+        source: readForkSource(runtime, runtime.summary!.highWater),
+        files: files(),
+      },
+    };
   });
 }
 
@@ -218,6 +238,51 @@ describe("a fork's context starts from the parent's prefix", () => {
     // The parent's context at its head (completed turn: nothing unanswered) is the fork's, message for message.
     expect(late.context.messages).toEqual(r.head.messages);
     expect(String((late.context.messages[1] as any).content)).toContain(r.last.summary);
+  });
+});
+
+describe("a fork that goes on", () => {
+  const heavy = (_r: unknown, n: number): Step =>
+    n < 8
+      ? { kind: "call", name: "write_file", args: { path: `s/${n}.md`, content: filler(1800, `part${n}`) } }
+      : { kind: "answer", text: `done (${n})` };
+
+  it("compacts its parent's prefix into its own first checkpoint, and a fork of it starts from its view", {
+    timeout: 60_000,
+  }, async () => {
+    const source = await withSession({ provider: scriptedProvider({ next: heavy }), model: MODEL }, async (h) => {
+      await h.runTurn("GOAL: write the parts");
+      return readForkSource(h.runtime, h.runtime.summary!.highWater);
+    });
+    // The same prefix on a small window: the fork's first call has to compact it.
+    const forkModel = scriptedProvider({ next: () => ({ kind: "answer", text: "continued" }) });
+    const fork = await forkInto({ ...source, model: SMALL }, { provider: forkModel, text: "go on" });
+    const summaries = forkModel.recorded.filter((r) => r.kind === "summary");
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(JSON.stringify(summaries[0]!.request.messages)).toContain("GOAL: write the parts");
+    const cp = fork.after!.events.find((e) => e.actions?.stateDelta?.checkpoint);
+    expect(cp).toBeDefined();
+    expect(fork.after!.context.checkpoint?.id).toBe((cp!.actions!.stateDelta!.checkpoint as any).id);
+    const turn = forkModel.recorded.filter((r) => r.kind === "turn");
+    expect(turn.at(-1)!.request.messages.at(-1)).toEqual({ role: "user", content: "go on" });
+    expect(fork.after!.files).toEqual(source.prefix.workspace);
+
+    // A fork of the fork: its context is the fork's at that seq, its workspace the fork's.
+    const grandchild = await forkInto(fork.after!.source);
+    expect(grandchild.context.messages).toEqual(fork.after!.context.messages);
+    expect(grandchild.files).toEqual(fork.after!.files);
+  });
+
+  it("a fork of a fork before its first checkpoint carries the inherited prefix", async () => {
+    const source = await withSession({ provider: twoCalls(), model: MODEL }, async (h) => {
+      await h.runTurn("write a and b");
+      return readForkSource(h.runtime, h.runtime.summary!.highWater);
+    });
+    const child = await forkInto(source, { provider: twoCalls(), text: "again" });
+    const grandchild = await forkInto(child.after!.source);
+    expect(grandchild.context.messages).toEqual(child.after!.context.messages);
+    expect(grandchild.context.messages[1]).toEqual({ role: "user", content: "write a and b" });
+    expect(grandchild.files).toEqual({ "a.txt": "A", "b.txt": "B" });
   });
 });
 
