@@ -35,7 +35,22 @@ export type ForkSource = {
   calls: ForkCall[];
   /** The turn open at `throughSeq`, if any (the fork closes it `stopped`). */
   openTurn: Base | null;
+  /** Archived results the prefix shows as placeholders: copied, so the fork's `archive://` refs resolve. */
+  archive: { text: string; mediaType: string }[];
 };
+
+/** The sha256 of every placeholder among a prefix's tool results (CONTRACT §5 offload). */
+export function placeholderRefs(messages: ForkPrefix["messages"]): string[] {
+  const refs = new Set<string>();
+  for (const m of messages)
+    if (m.role === "tool")
+      for (const part of m.content) {
+        const out = part.output as { offloaded?: unknown; sha256?: unknown } | null;
+        if (out && typeof out === "object" && out.offloaded === true && typeof out.sha256 === "string")
+          refs.add(out.sha256);
+      }
+  return [...refs];
+}
 
 const PAGE = 1000;
 
@@ -118,7 +133,14 @@ export function readForkSource(rt: RuntimeCtx, throughSeq: number): ForkSource {
     return { call, dispatch };
   });
 
+  const archive = placeholderRefs(messages).flatMap((sha) => {
+    const meta = store.blobs.meta(sha);
+    const text = meta ? store.blobs.readText(sha) : null;
+    return meta && text !== null ? [{ text, mediaType: meta.mediaType }] : [];
+  });
+
   return {
+    archive,
     forkedFrom: { sessionId: rt.deps.sessionId, throughSeq, digest: store.digestAt(throughSeq)! },
     options: summary.options,
     model: summary.model,
@@ -153,6 +175,8 @@ export function createFork(rt: RuntimeCtx, input: { id: string; source: ForkSour
     model: source.model,
     forkedFrom: source.forkedFrom,
   };
+  // Archive first (each blob read back and checked), placeholders second.
+  for (const a of source.archive) rt.deps.store.blobs.put(a.text, a.mediaType);
   const blob = rt.deps.store.blobs.put(JSON.stringify(source.prefix), "application/json");
   const drafts: EventDraft[] = [
     { author: "runtime", modelVisibility: "hidden", actions: { stateDelta: { session: created } } },

@@ -51,7 +51,11 @@ async function forkInto(source: ForkSource, then?: { provider: ModelProvider; te
     });
     const session = createFork(runtime, { id: sessionId, source });
     const files = () => Object.fromEntries(listFiles(sql).map((f) => [f.path, readFileRow(sql, f.path)!.content]));
-    const shown = { session, events: store.readAfter(0, 1000), context: runtime.buildContext(), files: files() };
+    const blobs = sql
+      .exec<{ sha256: string }>("SELECT sha256 FROM blobs")
+      .toArray()
+      .map((r) => r.sha256);
+    const shown = { session, events: store.readAfter(0, 1000), context: runtime.buildContext(), files: files(), blobs };
     if (!then) return { ...shown, after: null };
     await runtime.postMessage({ text: then.text, source: "http" });
     for (let i = 0; runtime.summary?.openTurn; i++) {
@@ -283,6 +287,29 @@ describe("a fork that goes on", () => {
     expect(grandchild.context.messages).toEqual(child.after!.context.messages);
     expect(grandchild.context.messages[1]).toEqual({ role: "user", content: "write a and b" });
     expect(grandchild.files).toEqual({ "a.txt": "A", "b.txt": "B" });
+  });
+});
+
+describe("a fork's archive", () => {
+  it("holds the results its prefix shows as placeholders, so their archive refs resolve", async () => {
+    const big = filler(5000, "bulk");
+    const steps: Step[] = [
+      { kind: "call", name: "write_file", args: { path: "big.txt", content: big } },
+      { kind: "call", name: "read_file", args: { path: "big.txt" } },
+      { kind: "answer", text: "read it" },
+    ];
+    const provider = scriptedProvider({ next: (_r, n) => steps[n]! });
+    const source = await withSession({ provider, model: MODEL, offloadThresholdBytes: 1024 }, async (h) => {
+      await h.runTurn("read the big file");
+      return readForkSource(h.runtime, h.runtime.summary!.highWater);
+    });
+    const fork = await forkInto(source);
+    const placeholders = fork.context.messages
+      .filter((m) => m.role === "tool")
+      .flatMap((m) => m.content as any[])
+      .filter((p) => p.output?.offloaded);
+    expect(placeholders).toHaveLength(1);
+    expect(fork.blobs).toContain(placeholders[0].output.sha256);
   });
 });
 
