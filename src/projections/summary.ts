@@ -51,6 +51,8 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** A fork's parent and the seq it was forked at (CONTRACT §7.30), from seq 1. */
+  forkedFrom?: { sessionId: string; throughSeq: number; digest: string };
   /** A fork's `stateDelta.forkPrefix` blob (CONTRACT §7.30): the parent's view its context starts from. */
   forkPrefix?: { sha256: string; bytes: number; mediaType: string };
 };
@@ -66,9 +68,10 @@ export type SessionCreated = {
 export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummary | null {
   const delta = e.actions?.stateDelta;
   if (!s) {
-    const created = delta?.session as SessionCreated | undefined;
+    const created = delta?.session as (SessionCreated & { forkedFrom?: SessionSummary["forkedFrom"] }) | undefined;
     if (!created) return null;
     return {
+      ...(created.forkedFrom ? { forkedFrom: created.forkedFrom } : {}),
       id: e.sessionId,
       title: created.options.title ?? null,
       parentId: created.parentId,
@@ -181,6 +184,8 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     pendingApprovals: s.pendingApprovals,
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
+    /** Fork lineage, for the console: the parent and the seq this session was forked at, else null. */
+    forkedFrom: s.forkedFrom ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

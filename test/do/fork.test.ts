@@ -339,6 +339,8 @@ describe("POST /fork", () => {
     const r = await api(`/v1/sessions/${parent.id}/fork`, { method: "POST", json: { throughSeq: hw } });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ status: "idle", openTurn: false, parentId: null, title: "parent" });
+    expect(r.body.forkedFrom).toMatchObject({ sessionId: parent.id, throughSeq: hw });
+    expect(done.forkedFrom).toBeNull();
     const parentEvents = await allEvents(parent.id);
     const forkEvents = await allEvents(r.body.id);
     expect(forkEvents[0].actions.stateDelta.session.forkedFrom).toEqual({
