@@ -356,6 +356,13 @@ describe("POST /fork", () => {
       (await api(`/v1/sessions/${parent.id}/files/${path}`)).body,
     );
     expect((await api(`/v1/sessions/${r.body.id}/verify`)).body).toMatchObject({ ok: true });
+    expect((await api(`/v1/sessions/${r.body.id}/transcript`)).body.items[0]).toEqual({
+      kind: "fork",
+      seq: 1,
+      sessionId: parent.id,
+      throughSeq: hw,
+      digest: parentEvents[hw - 1].digest,
+    });
     // The fork is the caller's, listed like any session; the parent is unchanged.
     expect((await api(`/v1/sessions/${r.body.id}`, { token: OTHER_TOKEN })).status).toBe(404);
     expect((await allEvents(parent.id)).length).toBe(hw);

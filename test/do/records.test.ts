@@ -35,6 +35,11 @@ describe("work records over HTTP", () => {
       { topic: "plan", revision: 1, content: "v1", coversEntry: 0 },
       { topic: "plan", revision: 2, content: "v2", coversEntry: 0 },
     ]);
+    const items = (await api(`/v1/sessions/${s.id}/transcript`)).body.items;
+    expect(items.map((i: { kind: string; revision?: number }) => [i.kind, i.revision])).toEqual([
+      ["record", 1],
+      ["record", 2],
+    ]);
   });
 
   it("GET returns the entries the summary does not cover; refs past highWater are 400", async () => {
