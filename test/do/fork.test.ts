@@ -326,6 +326,7 @@ describe("POST /fork", () => {
       { throughSeq: 1.5 },
       {},
       { throughSeq: 1, title: "x" },
+      { throughSeq: 1, jurisdiction: "eu" },
       null,
     ])
       expectError(await api(`/v1/sessions/${parent.id}/fork`, { method: "POST", json: body }), 400, "bad_request");
@@ -366,6 +367,12 @@ describe("POST /fork", () => {
     // The fork is the caller's, listed like any session; the parent is unchanged.
     expect((await api(`/v1/sessions/${r.body.id}`, { token: OTHER_TOKEN })).status).toBe(404);
     expect((await allEvents(parent.id)).length).toBe(hw);
+
+    // From seq 1: the session as created, nothing else.
+    const first = await api(`/v1/sessions/${parent.id}/fork`, { method: "POST", json: { throughSeq: 1 } });
+    expect(first.status).toBe(201);
+    expect((await allEvents(first.body.id)).length).toBe(2);
+    expect((await api(`/v1/sessions/${first.body.id}/files`)).body.files).toEqual([]);
 
     // The fork continues: a message runs a turn from the parent's prefix.
     await api(`/v1/sessions/${r.body.id}/messages`, { method: "POST", json: { text: "and another" } });
