@@ -7,6 +7,7 @@ import type { NextContext } from "../context";
 import { ERROR_STATUS } from "../contract/errors";
 import type { Event, VerifyResult } from "../log";
 import type { Session, SessionOptions, TranscriptItem } from "../projections";
+import type { RecordEntry, RecordView } from "../projections/records";
 
 export type { Event, Session, SessionOptions, TranscriptItem, VerifyResult };
 
@@ -24,6 +25,8 @@ export type SessionPatch = {
   model?: SessionOptions["model"];
   maxModelCallsPerTurn?: number;
 };
+export type { RecordEntry, RecordView };
+export type RecordTopic = { topic: string; revision: number; coversEntry: number; entries: number };
 
 /** Server → client frames (CONTRACT §4). */
 export type ServerFrame =
@@ -250,6 +253,39 @@ export class HighwaterClient {
   async file(id: string, path: string): Promise<string> {
     const encoded = path.split("/").map(encodeURIComponent).join("/");
     return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
+  }
+
+  /** Every work-record topic of the session, by name. */
+  records(id: string): Promise<{ topics: RecordTopic[] }> {
+    return this.#json("GET", `${sessionPath(id)}/records`);
+  }
+
+  /** A topic's latest summary and the entries it does not cover (an unknown topic is revision 0). */
+  record(id: string, topic: string): Promise<RecordView> {
+    return this.#json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
+  }
+
+  /** A new revision of a topic's summary; a stale `expectedRevision` fails with 409 `conflict`. */
+  putRecord(
+    id: string,
+    topic: string,
+    body: { content: string; expectedRevision: number; coversEntry?: number },
+  ): Promise<{ topic: string; revision: number }> {
+    return this.#json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
+  }
+
+  /** Appends an entry; `refs` are event seqs of this session (at most its highWater). */
+  appendRecordEntry(
+    id: string,
+    topic: string,
+    body: { text: string; refs?: number[] },
+  ): Promise<{ topic: string; entry: RecordEntry }> {
+    return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
+  }
+
+  /** A new session continuing from this one's state at `throughSeq` (CONTRACT §6 fork). */
+  fork(id: string, throughSeq: number): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/fork`, { throughSeq });
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */

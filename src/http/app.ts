@@ -2,9 +2,11 @@ import { Hono } from "hono";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
+import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
+import { recordRoutes } from "./records";
 import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
@@ -31,6 +33,8 @@ export function createApp() {
   readRoutes(app);
   socketRoutes(app);
   resumeRoutes(app);
+  recordRoutes(app);
+  forkRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

@@ -33,7 +33,7 @@ function requireThreshold(model: ModelConfig): void {
  * Local workerd implements no jurisdictions: there it is 400, unless the test-only
  * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
  */
-function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
   if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
   try {
     const namespace = env.SESSIONS.jurisdiction(jurisdiction);

@@ -1,4 +1,4 @@
-import type { Event, TokenUsage } from "../log";
+import { type Event, isBlobRef, type TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type TurnBudget } from "./waits";
 
@@ -57,6 +57,10 @@ export type SessionSummary = {
   headDigest: string;
   /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
   owner: string | null;
+  /** A fork's parent and the seq it was forked at (CONTRACT §7.30), from seq 1. */
+  forkedFrom?: { sessionId: string; throughSeq: number; digest: string };
+  /** A fork's `stateDelta.forkPrefix` blob (CONTRACT §7.30): the parent's view its context starts from. */
+  forkPrefix?: { sha256: string; bytes: number; mediaType: string };
 };
 
 export type SessionCreated = {
@@ -72,9 +76,10 @@ export type SessionCreated = {
 export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummary | null {
   const delta = e.actions?.stateDelta;
   if (!s) {
-    const created = delta?.session as SessionCreated | undefined;
+    const created = delta?.session as (SessionCreated & { forkedFrom?: SessionSummary["forkedFrom"] }) | undefined;
     if (!created) return null;
     return {
+      ...(created.forkedFrom ? { forkedFrom: created.forkedFrom } : {}),
       id: e.sessionId,
       title: created.options.title ?? null,
       parentId: created.parentId,
@@ -103,6 +108,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
     if (typeof delta.maxModelCallsPerTurn === "number")
       next.options = { ...next.options, maxModelCallsPerTurn: delta.maxModelCallsPerTurn };
+    if (isBlobRef(delta.forkPrefix)) next.forkPrefix = delta.forkPrefix.$blob;
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
@@ -195,6 +201,8 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     wait: publicWait(s.openTurn),
     // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
     placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
+    /** Fork lineage, for the console: the parent and the seq this session was forked at, else null. */
+    forkedFrom: s.forkedFrom ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };

@@ -14,7 +14,8 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { type ForkPrefix, renderPrefix } from "../projections/fork";
+import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
@@ -145,7 +146,23 @@ export class SessionRuntime implements RuntimeCtx {
     const s = this.require();
     const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
     const tools: ToolSpec[] = toolSpecs(enabledTools(s.options.tools));
-    return { summary: s, model, system, tools };
+    const prefix = this.#forkPrefix(s);
+    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
+  }
+
+  #prefix: { sha256: string; value: NonNullable<ContextInput["prefix"]> } | null = null;
+
+  /** A fork's prefix, read from its seq 2 blob once per incarnation (CONTRACT §7.30). */
+  #forkPrefix(s: SessionSummary): ContextInput["prefix"] {
+    const ref = s.forkPrefix;
+    if (!ref) return undefined;
+    if (this.#prefix?.sha256 !== ref.sha256) {
+      const text = this.deps.store.blobs.readText(ref.sha256);
+      if (text === null) throw new Error(`fork prefix blob ${ref.sha256} is missing`);
+      const messages = (JSON.parse(text) as ForkPrefix).messages;
+      this.#prefix = { sha256: ref.sha256, value: { messages, text: renderPrefix(messages) } };
+    }
+    return this.#prefix.value;
   }
 
   // ---- committing ------------------------------------------------------------------------
@@ -162,6 +179,7 @@ export class SessionRuntime implements RuntimeCtx {
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
+      applyRecordEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;

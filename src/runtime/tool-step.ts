@@ -91,12 +91,13 @@ async function commitOutcome(
   const text = serializeToolResponse(result.response);
   const bytes = utf8ByteLength(text);
   const threshold = rt.summary?.options.offloadThresholdBytes ?? rt.deps.config.offloadThresholdBytes;
-  let stateDelta: Record<string, unknown> | undefined;
+  let stateDelta: Record<string, unknown> | undefined = result.status === "ok" ? result.stateDelta : undefined;
   if (bytes > threshold) {
     // Archive first (its own transaction, read back and checked), placeholder second.
     const mediaType = typeof result.response === "string" ? "text/plain; charset=utf-8" : "application/json";
     const meta = rt.deps.store.blobs.put(text, mediaType);
     stateDelta = {
+      ...stateDelta,
       offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder(call.name, text, meta).preview },
     };
   }

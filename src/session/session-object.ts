@@ -15,6 +15,8 @@ import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime, turnOfRun } from "../runtime";
+import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
@@ -486,6 +488,48 @@ export class SessionObject extends DurableObject<Env> {
 
   #runFrom(runtime: SessionRuntime): number {
     return runtime.summary?.openTurn?.startSeq ?? 1;
+  }
+
+  // ---- work records (CONTRACT §6) ------------------------------------------------------
+
+  records(caller: Caller) {
+    return asResult(() => getRecords(this.#admit(caller).runtime));
+  }
+
+  record(caller: Caller, topic: string) {
+    return asResult(() => getRecord(this.#admit(caller).runtime, topic));
+  }
+
+  putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
+    return asResult(() => putRecord(this.#admit(caller).runtime, input.topic, input));
+  }
+
+  appendRecordEntry(caller: Caller, input: { topic: string; text: string; refs?: number[] }) {
+    return asResult(() => appendRecordEntry(this.#admit(caller).runtime, input.topic, input));
+  }
+
+  // ---- fork (CONTRACT §6, §7.30) -------------------------------------------------------
+
+  /** The parent's side: its state as of `throughSeq`. Reads only. */
+  forkSource(caller: Caller, throughSeq: number): Promise<Result<ForkSource>> {
+    return asResult(() => readForkSource(this.#admit(caller).runtime, throughSeq));
+  }
+
+  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
+  createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
+    return asResult(() => {
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      const id = this.ctx.id.toString();
+      try {
+        return this.ctx.storage.transactionSync(() =>
+          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal) }),
+        );
+      } catch (err) {
+        this.#runtime = null;
+        this.#store = null;
+        throw err;
+      }
+    });
   }
 }
 

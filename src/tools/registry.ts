@@ -9,6 +9,7 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
+import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 
@@ -28,6 +29,9 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
+      readRecordTool,
+      writeRecordTool,
+      appendRecordEntryTool,
     ].map((t) => [t.name, t]),
   ),
 );

@@ -10,6 +10,8 @@ export type ToolResult = {
   status: "ok" | "error";
   response: unknown;
   fileChanges?: FileChange[];
+  /** Facts the outcome records on its T2 event's `actions.stateDelta` (e.g. a work-record revision). */
+  stateDelta?: Record<string, unknown>;
 };
 
 export type ToolContext = {

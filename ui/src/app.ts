@@ -570,6 +570,20 @@ function renderSession(client: HighwaterClient, id: string) {
         li.dataset.reason = item.reason;
         li.append(`turn ${item.reason}`);
         break;
+      case "record":
+        li.append(
+          item.revision !== undefined
+            ? `record ${item.topic}: revision ${item.revision}`
+            : `record ${item.topic}: entry ${item.entry}`,
+        );
+        break;
+      case "fork":
+        li.append(
+          "forked from ",
+          h("a", { href: `/s/${item.sessionId}`, "data-nav": true }, item.sessionId.slice(0, 12)),
+          ` at seq ${item.throughSeq}`,
+        );
+        break;
     }
     return li;
   }
