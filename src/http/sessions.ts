@@ -49,7 +49,7 @@ export function sessionRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.create({ options: opts, model, parentId: null }),
+        create: () => stub.create({ options: opts, model, parentId: null, directoryId: directory.id.toString() }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

@@ -1,5 +1,13 @@
 import type { Event, TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
+import {
+  type ChildrenState,
+  childWait,
+  initialChildren,
+  parseSpawnedBy,
+  reduceChildren,
+  type SpawnedBy,
+} from "./children";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
 export type SessionOptions = {
@@ -51,6 +59,10 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
+  /** Sub-sessions (CONTRACT §6 spawn_session): waits for children, the outbox, pending stops. */
+  children?: ChildrenState;
+  /** The owner's directory object id, where this session registers the children it spawns. */
+  directoryId?: string | null;
 };
 
 export type SessionCreated = {
@@ -58,6 +70,8 @@ export type SessionCreated = {
   parentId: string | null;
   options: SessionOptions;
   model: ModelConfig;
+  spawnedBy?: SpawnedBy;
+  directoryId?: string;
 };
 
 /** Folds one committed event into the summary. Pure. */
@@ -82,6 +96,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
       lastUsage: null,
       highWater: e.seq,
       headDigest: e.digest,
+      children: initialChildren(parseSpawnedBy(created.spawnedBy)),
+      directoryId: created.directoryId ?? null,
     };
   }
   const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
@@ -140,6 +156,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     next.lastClose = a.turnClose.reason;
     next.pendingApprovals = [];
   }
+  next.children = reduceChildren(next.children, e);
   return next;
 }
 
@@ -160,6 +177,8 @@ export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" 
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
+  // Taking over a run that only waits for a child is not a recovery (CONTRACT §3).
+  if (childWait(s.children)) return "waiting";
   if (!ownsRun(s.openTurn.runId)) return "recovering";
   return "running";
 }
@@ -177,9 +196,16 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     model: s.model,
     pendingApprovals: s.pendingApprovals,
     recoveryNotice: s.recoveryNotice,
+    wait: publicWait(s),
     usage: s.usage,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
 }
 export type Session = ReturnType<typeof toSession>;
+
+/** CONTRACT §7.27 `Session.wait` (the child kind; the other kinds come with the generic wait). */
+function publicWait(s: SessionSummary): { runId: string; waitId: string; kind: "child" } | null {
+  const w = childWait(s.children);
+  return w ? { runId: w.runId, waitId: w.waitId, kind: w.kind } : null;
+}

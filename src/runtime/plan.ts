@@ -5,6 +5,7 @@
 
 import type { Event } from "../log";
 import {
+  awaitsChild,
   buildRecoveryPlan,
   type CallState,
   type Inflight,
@@ -44,6 +45,8 @@ export type ModelCall =
 export type Step =
   | { kind: "idle" }
   | { kind: "wait_approval" }
+  /** Every call left waits for a child (dispatched spawns): re-attach those not attached yet, then wait. */
+  | { kind: "wait_child"; calls: CallState[] }
   | { kind: "retry_wait"; at: number }
   /** The slice's time budget is spent for this kind of work: yield to a fresh slice. */
   | { kind: "yield" }
@@ -59,7 +62,7 @@ export type Step =
 
 /** Steps that do work and so count as a slice's attempt from its head (CONTRACT §7.13). */
 export function isWork(step: Step): boolean {
-  return !["idle", "wait_approval", "retry_wait", "yield"].includes(step.kind);
+  return !["idle", "wait_approval", "wait_child", "retry_wait", "yield"].includes(step.kind);
 }
 
 /**
@@ -83,7 +86,11 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
     };
   if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
 
-  const first = state.calls.find((c) => !c.answered);
+  // All spawns of one answer are dispatched before the run waits (CONTRACT §7.31): the calls after
+  // a spawn that waits for its child run in order meanwhile.
+  const first = state.calls.find((c) => !c.answered && !awaitsChild(c));
+  const waitingChildren = state.calls.filter(awaitsChild);
+  if (!first && waitingChildren.length > 0) return { kind: "wait_child", calls: waitingChildren };
   if (first) {
     const p = planCall(first, policy.needsApproval);
     if (p.kind === "wait_approval") return { kind: "wait_approval" };

@@ -15,8 +15,10 @@ import { type Event, EventStore, sha256Hex, verifyRows } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
+import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { applyMigrations } from "../storage";
 import { listFiles, parseAllowedHosts, readFileRow } from "../tools";
+import { makeChildrenPort } from "./children-port";
 import { pumpSocket, type SocketAttachment } from "./sockets";
 
 const TICKET_TTL_MS = 60_000;
@@ -57,6 +59,7 @@ export class SessionObject extends DurableObject<Env> {
       },
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
+      children: makeChildrenPort(env, sessionId),
     });
     void ctx.blockConcurrencyWhile(() => this.#runtime.ensureAlarm(() => ctx.storage.getAlarm()));
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
@@ -71,7 +74,12 @@ export class SessionObject extends DurableObject<Env> {
 
   // ---- RPC -------------------------------------------------------------------------------
 
-  create(input: { options: SessionOptions; model: ModelConfig; parentId: string | null }): Promise<Result<Session>> {
+  create(input: {
+    options: SessionOptions;
+    model: ModelConfig;
+    parentId: string | null;
+    directoryId?: string;
+  }): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
       if (threshold < MIN_THRESHOLD)
@@ -81,6 +89,7 @@ export class SessionObject extends DurableObject<Env> {
         parentId: input.parentId,
         options: input.options,
         model: input.model,
+        ...(input.directoryId ? { directoryId: input.directoryId } : {}),
       });
     });
   }
@@ -343,6 +352,18 @@ export class SessionObject extends DurableObject<Env> {
       )
       .toArray()[0];
     return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
+  }
+
+  // ---- sub-sessions (CONTRACT §6 spawn_session) -----------------------------------------
+
+  /** The parent's idempotent create of this child: session and goal once, keyed by the callId. */
+  createChild(input: ChildSpawn): Promise<Result<Session>> {
+    return asResult(() => this.#runtime.createChild(input));
+  }
+
+  /** A child's report of its goal turn's close; appended once per callId, always acknowledged. */
+  childReport(input: ChildReport): Promise<Result<{ acked: true }>> {
+    return asResult(() => this.#runtime.childReport(input));
   }
 }
 

@@ -15,6 +15,7 @@ export {
   makeHttpFetchTool,
 } from "./builtin/http-fetch";
 export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
+export { type SpawnSessionArgs, spawnSessionTool } from "./builtin/spawn-session";
 export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
 export { isUrlAllowed, parseAllowedHosts } from "./hosts";
 export { archiveRef, makePlaceholder, type OffloadPlaceholder, PREVIEW_BYTES, serializeToolResponse } from "./offload";

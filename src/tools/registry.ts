@@ -9,6 +9,7 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
+import { spawnSessionTool } from "./builtin/spawn-session";
 import type { ToolDefinition } from "./types";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
@@ -26,6 +27,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       deleteFileTool,
       httpFetchTool,
       readArchiveTool,
+      spawnSessionTool,
     ].map((t) => [t.name, t]),
   ),
 );
