@@ -9,7 +9,7 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
-import { spawnSessionTool } from "./builtin/spawn-session";
+import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import type { ToolDefinition } from "./types";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
@@ -31,6 +31,8 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
     ].map((t) => [t.name, t]),
   ),
 );
+
+setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
 
 /** The tool with this name, or undefined. */
 export function getTool(

@@ -1,10 +1,15 @@
 import { z } from "zod";
-import { BUILTIN_TOOLS } from "../registry";
 import type { ToolDefinition } from "../types";
 import { toolError } from "./text";
 
 /** CONTRACT §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;
+
+/** The built-in tool names, given by the registry (which holds this tool, so it cannot be imported here). */
+let knownTools: () => readonly string[] = () => [];
+export function setSpawnableTools(names: () => readonly string[]): void {
+  knownTools = names;
+}
 
 const SpawnSessionInput = z.strictObject({
   goal: z
@@ -16,8 +21,7 @@ const SpawnSessionInput = z.strictObject({
   tools: z
     .array(z.string().max(64))
     .max(64)
-    // Read lazily: the registry holds this tool too.
-    .refine((names) => names.every((n) => Object.hasOwn(BUILTIN_TOOLS, n)), "tools: unknown tool name")
+    .refine((names) => names.every((n) => knownTools().includes(n)), "tools: unknown tool name")
     .optional()
     .describe("Built-in tools the sub-session may use (default: the same as this session)."),
 });
