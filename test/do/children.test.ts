@@ -68,9 +68,7 @@ describe("spawn_session", () => {
     expect(childEvents.some((e) => e.actions?.toolDispatch?.tool === "write_file")).toBe(true);
     // Its own workspace: the parent wrote no file.
     expect((await api(`/v1/sessions/${parent.id}/files`)).body.files).toEqual([]);
-    expect((await api(`/v1/sessions/${childId}/files`)).body.files.map((f: any) => f.path)).toEqual([
-      "notes/task.md",
-    ]);
+    expect((await api(`/v1/sessions/${childId}/files`)).body.files.map((f: any) => f.path)).toEqual(["notes/task.md"]);
     expect((await api(`/v1/sessions/${childId}/verify`)).body.ok).toBe(true);
     // Someone else's principal sees neither.
     expectError(await api(`/v1/sessions/${childId}`, { token: OTHER_TOKEN }), 404, "not_found");
@@ -126,7 +124,14 @@ describe("spawn_session", () => {
     await waitForSession(parent.id, (s) => s.status === "idle");
     // "spawn: " has no goal: the demo does not call the tool; call it through a bad tool name list instead.
     const { spawnSessionTool, parseToolArgs } = await import("../../src/tools");
-    for (const args of [{}, { goal: "" }, { goal: "   " }, { goal: 1 }, { goal: "x", tools: ["nope"] }, { goal: "x", extra: 1 }])
+    for (const args of [
+      {},
+      { goal: "" },
+      { goal: "   " },
+      { goal: 1 },
+      { goal: "x", tools: ["nope"] },
+      { goal: "x", extra: 1 },
+    ])
       expect(parseToolArgs(spawnSessionTool, args).ok, JSON.stringify(args)).toBe(false);
     expect(await childrenOf(parent.id)).toEqual([]);
   });

@@ -40,6 +40,16 @@ describe("reduceSummary", () => {
       lastUsage: null,
       highWater: 1,
       headDigest: e.digest,
+      children: {
+        spawnedBy: null,
+        awaiting: [],
+        report: null,
+        reported: false,
+        goalTurnId: null,
+        goalTurnSeq: null,
+        stops: [],
+      },
+      directoryId: null,
     });
   });
 

@@ -98,6 +98,7 @@ describe("registry", () => {
       delete_file: "write",
       http_fetch: null,
       read_archive: "read",
+      spawn_session: "idempotent",
     });
     for (const [method, effect] of [
       ["GET", "read"],
@@ -184,4 +185,5 @@ const minimalArgs: Record<string, unknown> = {
   delete_file: { path: "a" },
   http_fetch: { url: "https://a.test/" },
   read_archive: { ref: `archive://${"0".repeat(64)}`, mode: "inspect" },
+  spawn_session: { goal: "g" },
 };
