@@ -7,8 +7,11 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { ModelConfig } from "../../src/model/types";
+import { scriptedProvider, withSession } from "./context-harness";
 import { allEvents, api, createSession, expectError, listSessionIds, OTHER_TOKEN, waitForSession } from "./helpers";
 
+const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };
 const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });
 const spawnCalls = (events: any[]) =>
   events.filter((e) => e.content?.type === "functionCall" && e.content.name === "spawn_session");
@@ -117,23 +120,33 @@ describe("spawn_session", () => {
     expect((await childrenOf(parent.id)).map((c) => c.id).sort()).toEqual([...ids].sort());
   });
 
-  it("bad arguments are invalid_arguments and create no child", async () => {
-    const parent = await createSession();
-    const r = await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: " });
-    expect(r.status).toBe(202);
-    await waitForSession(parent.id, (s) => s.status === "idle");
-    // "spawn: " has no goal: the demo does not call the tool; call it through a bad tool name list instead.
-    const { spawnSessionTool, parseToolArgs } = await import("../../src/tools");
-    for (const args of [
+  it("bad arguments are invalid_arguments the model reads, and create no child", async () => {
+    const bad = [
       {},
       { goal: "" },
       { goal: "   " },
       { goal: 1 },
       { goal: "x", tools: ["nope"] },
       { goal: "x", extra: 1 },
-    ])
-      expect(parseToolArgs(spawnSessionTool, args).ok, JSON.stringify(args)).toBe(false);
-    expect(await childrenOf(parent.id)).toEqual([]);
+    ];
+    const provider = scriptedProvider({
+      next: (_r, n) =>
+        n < bad.length ? { kind: "call", name: "spawn_session", args: bad[n]! } : { kind: "answer", text: "ok" },
+    });
+    await withSession({ provider, model: MODEL }, async (h) => {
+      await h.runTurn("spawn badly");
+      const events = h.events();
+      const calls = events.filter((e) => e.content?.type === "functionCall");
+      expect(calls).toHaveLength(bad.length);
+      for (const call of calls) {
+        const callId = (call.content as { callId: string }).callId;
+        const dispatch = events.filter((e) => e.actions?.toolDispatch?.callId === callId);
+        expect(dispatch.map((e) => e.actions?.toolDispatch?.effect)).toEqual(["read"]);
+        const [resp] = responsesTo(events, callId);
+        expect(resp.content).toMatchObject({ status: "error", response: { code: "invalid_arguments" } });
+      }
+      expect(h.runtime.session()).toMatchObject({ status: "idle", wait: null });
+    });
   });
 
   it("nests at most 5 deep: the sixth spawn is refused and the chain still closes", async () => {
