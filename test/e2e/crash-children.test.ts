@@ -86,7 +86,7 @@ describe("spawn_session survives kill -9", () => {
       const responses = responsesTo(final, callId);
       expect(responses, show()).toHaveLength(1);
       const response = responses[0]!.content as { status: string; response: { sessionId: string; status: string } };
-      expect(response.status).toBe("ok");
+      expect(response.status, show()).toBe("ok");
       expect(response.response.status).toBe("completed");
       // Waiting for a child is not a recovery: no toolRecovery and no notice in the parent.
       expect(final.some((e) => e.actions?.toolRecovery?.callId === callId)).toBe(false);
