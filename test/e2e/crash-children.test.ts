@@ -75,10 +75,12 @@ describe("spawn_session survives kill -9", () => {
         const events = await api.allEvents(parent.id);
         return events.some((e) => e.actions?.turnClose) ? events : null;
       });
-      const show = () => `parent:\n${final.map(describeEvent).join("\n")}\n--- wrangler ---\n${worker.logs().slice(-3000)}`;
-      expect(final.filter((e) => e.actions?.turnClose).map((e) => e.actions?.turnClose?.reason), show()).toEqual([
-        "completed",
-      ]);
+      const show = () =>
+        `parent:\n${final.map(describeEvent).join("\n")}\n--- wrangler ---\n${worker.logs().slice(-3000)}`;
+      expect(
+        final.filter((e) => e.actions?.turnClose).map((e) => e.actions?.turnClose?.reason),
+        show(),
+      ).toEqual(["completed"]);
       const calls = spawnCalls(final);
       expect(calls, show()).toHaveLength(1);
       const callId = (calls[0]!.content as { callId: string }).callId;
