@@ -78,6 +78,32 @@ describe("spawn_session", () => {
     expect(await listSessionIds(OTHER_TOKEN)).not.toContain(childId);
   });
 
+  it("a repeated report is only acknowledged; a report from a session that is not the call's child is refused", async () => {
+    const parent = await createSession();
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: say hi" });
+    await waitForSession(parent.id, (s) => s.status === "idle", 25_000);
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    const [resp] = responsesTo(events, call.content.callId);
+    const childId = resp.content.response.sessionId;
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(parent.id));
+    const hw = events.at(-1).seq;
+    const again = await stub.childReport({ callId: call.content.callId, childId, status: "failed", result: "late" });
+    expect(again).toEqual({ ok: true, value: { acked: true } });
+    const forged = await stub.childReport({
+      callId: call.content.callId,
+      childId: parent.id,
+      status: "completed",
+      result: "forged",
+    });
+    expect(forged).toMatchObject({ ok: false, error: { code: "not_found" } });
+    const after = await allEvents(parent.id);
+    expect(after.at(-1).seq).toBe(hw);
+    expect(responsesTo(after, call.content.callId)).toHaveLength(1);
+    // The child id is derived from the parent and the callId: the same spawn names the same child.
+    expect(childId).toBe(env.SESSIONS.idFromName(`child:${parent.id}:${call.content.callId}`).toString());
+  });
+
   it("shows the parent waiting (kind child) while the child works, with no alarm held for it", async () => {
     const parent = await createSession({ approvals: [{ tool: "write_file" }] });
     await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: keep a note" });
