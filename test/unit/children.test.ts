@@ -189,7 +189,6 @@ describe("children projection", () => {
 
   it("a child's goal turn close puts a report in its outbox until reportAcked; later turns report nothing", () => {
     const ev = newLog({ sessionId: "child" });
-    ev.events.push(); // keep the builder's numbering
     const created = ev.created();
     (created.actions!.stateDelta!.session as Record<string, unknown>).spawnedBy = {
       sessionId: "parent",
