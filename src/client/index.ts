@@ -162,6 +162,20 @@ export class HighwaterClient {
     return this.#json("GET", `/v1/sessions${queryString(query)}`);
   }
 
+  /**
+   * The sub-sessions a session spawned (CONTRACT §6 spawn_session), newest first: the caller's
+   * sessions whose `parentId` is `parentId`, read through every page of the listing.
+   */
+  async listChildren(parentId: string): Promise<Session[]> {
+    const out: Session[] = [];
+    for (let before: string | undefined; ; ) {
+      const page = await this.listSessions({ limit: 100, ...(before ? { before } : {}) });
+      out.push(...page.sessions.filter((s) => s.parentId === parentId));
+      if (!page.next) return out;
+      before = page.next;
+    }
+  }
+
   getSession(id: string): Promise<Session> {
     return this.#json("GET", sessionPath(id));
   }

@@ -72,7 +72,8 @@ export function sessionRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.create(callerOf(c), { options: opts, model, parentId: null }),
+        create: () =>
+          stub.create(callerOf(c), { options: opts, model, parentId: null, directoryId: directory.id.toString() }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

@@ -15,10 +15,12 @@ import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
 import { createConfiguredProvider, type ModelConfig } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime, turnOfRun } from "../runtime";
+import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
+import { makeChildrenPort } from "./children-port";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 
@@ -83,6 +85,7 @@ export class SessionObject extends DurableObject<Env> {
       },
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
+      children: makeChildrenPort(env, sessionId, () => this.#principal()),
     });
     this.#store = store;
     this.#runtime = runtime;
@@ -116,7 +119,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Writes seq 1 with the owner (CONTRACT §7.26), in the same block as the object's tables. */
   create(
     caller: Caller,
-    input: { options: SessionOptions; model: ModelConfig; parentId: string | null },
+    input: { options: SessionOptions; model: ModelConfig; parentId: string | null; directoryId?: string },
   ): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
@@ -125,15 +128,18 @@ export class SessionObject extends DurableObject<Env> {
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
-        return this.ctx.storage.transactionSync(() =>
-          this.#open().create({
+        return this.ctx.storage.transactionSync(() => {
+          const session = this.#open().create({
             id,
             parentId: input.parentId,
             options: input.options,
             model: input.model,
             owner: ownerHash(id, caller.principal),
-          }),
-        );
+            ...(input.directoryId ? { directoryId: input.directoryId } : {}),
+          });
+          this.#rememberPrincipal(caller.principal);
+          return session;
+        });
       } catch (err) {
         // Rolled back with the tables: the object is as unwritten as before.
         this.#runtime = null;
@@ -530,6 +536,55 @@ export class SessionObject extends DurableObject<Env> {
         throw err;
       }
     });
+  }
+
+  // ---- sub-sessions (CONTRACT §6 spawn_session): calls between objects, not from the Worker ----
+
+  /**
+   * The parent's idempotent create of this child: session and goal once, keyed by the callId.
+   * The child belongs to its parent's principal (CONTRACT §2), recorded as its own owner hash.
+   */
+  createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
+    return asResult(async () => {
+      const { principal, ...spawn } = input;
+      const runtime = this.ctx.storage.transactionSync(() => {
+        const rt = this.#open();
+        this.#rememberPrincipal(principal);
+        return rt;
+      });
+      return runtime.createChild({ ...spawn, owner: ownerHash(this.ctx.id.toString(), principal) });
+    });
+  }
+
+  /** A child's report of its goal turn's close; appended once per callId, always acknowledged. */
+  childReport(input: ChildReport): Promise<Result<{ acked: true }>> {
+    return asResult(() => {
+      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
+      return this.#runtime.childReport(input);
+    });
+  }
+
+  /** The parent's stop of this child (CONTRACT §6: stopping the parent stops its children). */
+  stopFromParent(): Promise<Result<Session>> {
+    return asResult(() => {
+      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
+      return this.#runtime.stop();
+    });
+  }
+
+  /**
+   * The principal that owns this session, kept in the object's own storage (never in the log or
+   * an export, where only its owner hash appears) so that the children it spawns are its too.
+   */
+  #rememberPrincipal(principal: string) {
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
+  }
+
+  #principal(): string | null {
+    const row = this.ctx.storage.sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'")
+      .toArray()[0];
+    return row?.value ?? null;
   }
 }
 

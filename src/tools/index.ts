@@ -16,6 +16,7 @@ export {
 } from "./builtin/http-fetch";
 export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
 export { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
+export { type SpawnSessionArgs, spawnSessionTool } from "./builtin/spawn-session";
 export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
 export { waitForTool } from "./builtin/wait-for";
 export { isUrlAllowed, parseAllowedHosts } from "./hosts";

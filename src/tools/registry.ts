@@ -10,6 +10,7 @@ import {
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
 import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
+import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 
@@ -32,9 +33,12 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       readRecordTool,
       writeRecordTool,
       appendRecordEntryTool,
+      spawnSessionTool,
     ].map((t) => [t.name, t]),
   ),
 );
+
+setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
 
 /** The tool with this name, or undefined. */
 export function getTool(

@@ -102,6 +102,7 @@ describe("registry", () => {
       read_record: "read",
       write_record: "write",
       append_record_entry: "write",
+      spawn_session: "idempotent",
     });
     for (const [method, effect] of [
       ["GET", "read"],
@@ -192,4 +193,5 @@ const minimalArgs: Record<string, unknown> = {
   read_record: { topic: "t" },
   write_record: { topic: "t", content: "", expectedRevision: 0 },
   append_record_entry: { topic: "t", text: "x" },
+  spawn_session: { goal: "g" },
 };
