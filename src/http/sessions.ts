@@ -13,7 +13,7 @@ import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
-import { callerOf, directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
@@ -73,7 +73,12 @@ export function sessionRoutes(app: EdgeApp): void {
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
         create: () =>
-          stub.create(callerOf(c), { options: opts, model, parentId: null, directoryId: directory.id.toString() }),
+          stub.create(callerOf(c), {
+            options: opts,
+            model,
+            parentId: null,
+            directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
+          }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

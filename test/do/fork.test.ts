@@ -10,6 +10,7 @@ import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
 import { SessionRuntime } from "../../src/runtime";
 import { createFork, type ForkSource, readForkSource } from "../../src/runtime/fork";
+import { applyMigrations } from "../../src/storage";
 import { listFiles, readFileRow } from "../../src/tools";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
 import { settledTo } from "./drive";
@@ -30,6 +31,8 @@ async function forkInto(source: ForkSource, then?: { provider: ModelProvider; te
   return runInDurableObject(stub, async (_i, state) => {
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
+    // A fresh object has no tables until its seq 1 (CONTRACT §7.26).
+    transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
     const store = new EventStore(sql, sessionId, transactionSync);
     const runtime = new SessionRuntime({
