@@ -7,6 +7,7 @@ import type { NextContext } from "../context";
 import { ERROR_STATUS } from "../contract/errors";
 import type { Event, VerifyResult } from "../log";
 import type { Session, SessionOptions, TranscriptItem } from "../projections";
+import type { RecordEntry, RecordView } from "../projections/records";
 import type { Run, Trigger, TriggerSchedule } from "../projections/runs";
 
 export type { Event, Run, Session, SessionOptions, TranscriptItem, Trigger, TriggerSchedule, VerifyResult };
@@ -25,6 +26,8 @@ export type SessionPatch = {
   model?: SessionOptions["model"];
   maxModelCallsPerTurn?: number;
 };
+export type { RecordEntry, RecordView };
+export type RecordTopic = { topic: string; revision: number; coversEntry: number; entries: number };
 
 /** Server → client frames (CONTRACT §4). */
 export type ServerFrame =
@@ -160,6 +163,20 @@ export class HighwaterClient {
     return this.#json("GET", `/v1/sessions${queryString(query)}`);
   }
 
+  /**
+   * The sub-sessions a session spawned (CONTRACT §6 spawn_session), newest first: the caller's
+   * sessions whose `parentId` is `parentId`, read through every page of the listing.
+   */
+  async listChildren(parentId: string): Promise<Session[]> {
+    const out: Session[] = [];
+    for (let before: string | undefined; ; ) {
+      const page = await this.listSessions({ limit: 100, ...(before ? { before } : {}) });
+      out.push(...page.sessions.filter((s) => s.parentId === parentId));
+      if (!page.next) return out;
+      before = page.next;
+    }
+  }
+
   getSession(id: string): Promise<Session> {
     return this.#json("GET", sessionPath(id));
   }
@@ -251,6 +268,39 @@ export class HighwaterClient {
   async file(id: string, path: string): Promise<string> {
     const encoded = path.split("/").map(encodeURIComponent).join("/");
     return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
+  }
+
+  /** Every work-record topic of the session, by name. */
+  records(id: string): Promise<{ topics: RecordTopic[] }> {
+    return this.#json("GET", `${sessionPath(id)}/records`);
+  }
+
+  /** A topic's latest summary and the entries it does not cover (an unknown topic is revision 0). */
+  record(id: string, topic: string): Promise<RecordView> {
+    return this.#json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
+  }
+
+  /** A new revision of a topic's summary; a stale `expectedRevision` fails with 409 `conflict`. */
+  putRecord(
+    id: string,
+    topic: string,
+    body: { content: string; expectedRevision: number; coversEntry?: number },
+  ): Promise<{ topic: string; revision: number }> {
+    return this.#json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
+  }
+
+  /** Appends an entry; `refs` are event seqs of this session (at most its highWater). */
+  appendRecordEntry(
+    id: string,
+    topic: string,
+    body: { text: string; refs?: number[] },
+  ): Promise<{ topic: string; entry: RecordEntry }> {
+    return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
+  }
+
+  /** A new session continuing from this one's state at `throughSeq` (CONTRACT §6 fork). */
+  fork(id: string, throughSeq: number): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/fork`, { throughSeq });
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */

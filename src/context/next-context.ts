@@ -48,7 +48,19 @@ export type ContextInput = {
   model: ModelConfig;
   system: string;
   tools: ToolSpec[];
+  /** A fork's prefix (CONTRACT §7.30): the parent's messages the context starts from until its own first checkpoint. */
+  prefix?: { messages: NeutralMessage[]; text: string };
 };
+
+/** The fork's prefix goes right after the system message while the fork has no checkpoint of its own. */
+export function withPrefix(
+  messages: NeutralMessage[],
+  prefix: ContextInput["prefix"],
+  checkpoint: unknown,
+): NeutralMessage[] {
+  if (!prefix || checkpoint) return messages;
+  return [messages[0]!, ...prefix.messages, ...messages.slice(1)];
+}
 
 export type ContextDeps = { store: EventStore; sql: SqlLike };
 
@@ -122,6 +134,7 @@ export function estimateContextTokens(input: {
   lastUsage: SessionSummary["lastUsage"];
   /** `checkpointId` of the request at `lastUsage.requestSeq` (undefined when unknown). */
   lastRequestCheckpointId: string | null | undefined;
+  prefix?: ContextInput["prefix"];
 }): number {
   const whole = JSON.stringify({ messages: input.messages, tools: input.tools }).length;
   const last = input.lastUsage;
@@ -134,12 +147,16 @@ export function estimateContextTokens(input: {
     seen.length === input.events.length
       ? whole
       : JSON.stringify({
-          messages: buildModelMessages({
-            system: input.system,
-            summary: cp?.summary ?? null,
-            events: seen,
-            placeholders: placeholderMap(cp),
-          }),
+          messages: withPrefix(
+            buildModelMessages({
+              system: input.system,
+              summary: cp?.summary ?? null,
+              events: seen,
+              placeholders: placeholderMap(cp),
+            }),
+            input.prefix,
+            cp,
+          ),
           tools: input.tools,
         }).length;
   return estimateRequestTokens({
@@ -165,12 +182,16 @@ export function assembleContext(
   const after = checkpoint?.throughSeq ?? 0;
   const all = deps.store.readContextEventsAfter(after);
   const events = through === undefined ? all : all.filter((e) => e.seq <= through);
-  const messages = buildModelMessages({
-    system,
-    summary: checkpoint?.summary ?? null,
-    events,
-    placeholders: placeholderMap(checkpoint),
-  });
+  const messages = withPrefix(
+    buildModelMessages({
+      system,
+      summary: checkpoint?.summary ?? null,
+      events,
+      placeholders: placeholderMap(checkpoint),
+    }),
+    input.prefix,
+    checkpoint,
+  );
   const last = input.summary.lastUsage;
   const lastRequest = last ? deps.store.get(last.requestSeq)?.actions?.modelRequest : undefined;
   const estimatedTokens = estimateContextTokens({
@@ -181,6 +202,7 @@ export function assembleContext(
     messages,
     lastUsage: last,
     lastRequestCheckpointId: lastRequest ? lastRequest.checkpointId : undefined,
+    prefix: input.prefix,
   });
   return {
     events,
@@ -264,7 +286,9 @@ export function planCompaction(
     marks.set(c.callId, { sha256: "0".repeat(64), bytes: 0, preview: "x".repeat(PREVIEW_BYTES) });
   }
   const starts = tailStarts(events);
-  if (level === 1 && cp) starts.unshift(0);
+  // A fork's first compaction may summarise only the parent's prefix it starts from (CONTRACT §7.30).
+  const prefixOnly = !cp && input.prefix !== undefined;
+  if ((level === 1 && cp) || prefixOnly) starts.unshift(0);
   const choice = selectWaterline({
     costs: events.map((e) => eventCost(e, marks)),
     starts,
@@ -273,7 +297,12 @@ export function planCompaction(
   });
   if (!choice) return null;
   const tailArchive = archive.filter((i) => i >= choice.index);
-  if (choice.index === 0 && tailArchive.length === 0) return null;
-  const throughSeq = choice.index === 0 ? cp!.throughSeq : events[choice.index]!.seq - 1;
+  if (choice.index === 0 && tailArchive.length === 0 && !prefixOnly) return null;
+  const throughSeq =
+    choice.index > 0
+      ? events[choice.index]!.seq - 1
+      : cp
+        ? cp.throughSeq
+        : Math.max(1, (events[0]?.seq ?? head + 1) - 1);
   return { index: choice.index, throughSeq, archive: tailArchive, carried: carriedFor(choice.index), budget };
 }

@@ -2,9 +2,11 @@ import { Hono } from "hono";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
+import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
+import { recordRoutes } from "./records";
 import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
@@ -33,6 +35,8 @@ export function createApp() {
   socketRoutes(app);
   resumeRoutes(app);
   workRoutes(app);
+  recordRoutes(app);
+  forkRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

@@ -13,7 +13,7 @@ import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
-import { callerOf, directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
@@ -33,7 +33,7 @@ function requireThreshold(model: ModelConfig): void {
  * Local workerd implements no jurisdictions: there it is 400, unless the test-only
  * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
  */
-function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
   if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
   try {
     const namespace = env.SESSIONS.jurisdiction(jurisdiction);
@@ -72,7 +72,13 @@ export function sessionRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.create(callerOf(c), { options: opts, model, parentId: null }),
+        create: () =>
+          stub.create(callerOf(c), {
+            options: opts,
+            model,
+            parentId: null,
+            directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
+          }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

@@ -24,7 +24,12 @@ export type EdgeMiddleware = MiddlewareHandler<EdgeEnv>;
 
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */
 export function directoryOf(env: Env, principal: string) {
-  return env.DIRECTORY.get(env.DIRECTORY.idFromName(`principal:${principal}`));
+  return env.DIRECTORY.get(directoryIdOf(env, principal));
+}
+
+/** The id of a principal's directory object (recorded by the sessions it creates, for their children). */
+export function directoryIdOf(env: Env, principal: string) {
+  return env.DIRECTORY.idFromName(`principal:${principal}`);
 }
 
 /** Who is calling, as every session-object RPC takes it (the object admits or 404s). */

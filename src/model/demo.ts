@@ -13,7 +13,15 @@ const TEXT_CHUNKS = 6;
 
 /** What the demo model answers next. */
 export type DemoStep =
-  | { kind: "tool-call"; preamble: string; callId: string; name: string; args: Record<string, unknown> }
+  | {
+      kind: "tool-call";
+      preamble: string;
+      callId: string;
+      name: string;
+      args: Record<string, unknown>;
+      /** Further calls of the same answer (`spawn N: goal` spawns N sub-sessions at once). */
+      more?: { callId: string; name: string; args: Record<string, unknown> }[];
+    }
   | { kind: "answer"; text: string };
 
 /** Decide the demo's next answer from the conversation alone. */
@@ -27,6 +35,23 @@ export function planDemoStep(request: ModelRequest): DemoStep {
 
   const results = messages.slice(lastUserIndex + 1).flatMap((m) => (m.role === "tool" ? m.content : []));
   const available = new Set(request.tools.map((t) => t.name));
+  // "spawn: <goal>" (or "spawn N: <goal>"): the demo delegates the goal to sub-sessions.
+  const spawn = /^spawn(?: (\d))?:\s*([\s\S]+)$/.exec(task.trim());
+  if (spawn && available.has("spawn_session") && results.length === 0) {
+    const n = Math.max(1, Number(spawn[1] ?? 1));
+    const base = `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`;
+    const calls = Array.from({ length: n }, (_, i) => ({
+      callId: `${base}-${i}`,
+      name: "spawn_session",
+      args: { goal: spawn[2]!.trim() },
+    }));
+    return {
+      kind: "tool-call",
+      preamble: `${DEMO_LABEL} I'll hand this to ${n === 1 ? "a sub-session" : `${n} sub-sessions`}.`,
+      ...calls[0]!,
+      more: calls.slice(1),
+    };
+  }
   const sequence = DEMO_TOOL_SEQUENCE.filter((name) => available.has(name));
   const next = sequence[results.length];
   if (next === undefined) {
@@ -84,6 +109,7 @@ export function createDemoProvider(options: { chunkDelayMs?: number } = {}): Mod
         await sleep(delayMs, signal);
         outputChars += step.name.length + JSON.stringify(step.args).length;
         yield { type: "tool-call", callId: step.callId, name: step.name, args: step.args };
+        for (const c of step.more ?? []) yield { type: "tool-call", ...c };
       }
       signal.throwIfAborted();
       yield {
@@ -172,6 +198,8 @@ function describeCall(name: string, args: unknown): string {
       return `read ${String(a.path ?? DEMO_NOTE_PATH)} back`;
     case "search_files":
       return `searched the workspace for "${String(a.pattern ?? "")}"`;
+    case "spawn_session":
+      return `handed "${truncate(String(a.goal ?? ""), 80)}" to a sub-session`;
     default:
       return `called ${name}`;
   }

@@ -1,4 +1,15 @@
 export {
+  type ChildrenState,
+  childResult,
+  childWait,
+  hasChildrenWork,
+  MAX_NESTING,
+  parseSpawnedBy,
+  reduceChildren,
+  SPAWN_TOOL,
+  type SpawnedBy,
+} from "./children";
+export {
   buildModelMessages,
   CHARS_PER_TOKEN,
   type ContextInput,
@@ -9,6 +20,7 @@ export {
   tokensForChars,
 } from "./model-context";
 export {
+  awaitsChild,
   buildRecoveryPlan,
   type CallPlan,
   type CallState,

@@ -1,4 +1,5 @@
 import type { Event, ToolEffect } from "../log";
+import { SPAWN_TOOL } from "./children";
 
 export type CallState = {
   callId: string;
@@ -158,6 +159,14 @@ export function projectRunState(events: Event[]): RunState {
   return state;
 }
 
+/**
+ * A dispatched `spawn_session` with no response: its answer comes from the child's report, so the
+ * run waits for it instead of running or recovering it (CONTRACT §3, §7.31).
+ */
+export function awaitsChild(call: CallState): boolean {
+  return call.name === SPAWN_TOOL && call.dispatch !== null && !call.answered;
+}
+
 /** What to do with one unanswered call (DESIGN §5). */
 export type CallPlan =
   | { kind: "wait_approval"; call: CallState }
@@ -216,6 +225,8 @@ export type RecoveryPlan = {
   /** Calls never dispatched: run normally (after approval, if a rule needs one). */
   runNormally: string[];
   waitingApproval: string[];
+  /** Dispatched spawns waiting for their child: re-attached with the idempotent create, never recovered. */
+  waitingChild: string[];
   /**
    * A call that was re-run by `MAX_TAKEOVERS` takeovers and died with the run again: a poisoned
    * input (CONTRACT §7.13). The turn fails instead of taking over for ever.
@@ -250,6 +261,7 @@ export function buildRecoveryPlan(
     interrupted: [],
     runNormally: [],
     waitingApproval: [],
+    waitingChild: [],
     poisoned: null,
   };
   if (plan.closed) return plan;
@@ -264,6 +276,10 @@ export function buildRecoveryPlan(
   }
   for (const call of state.calls) {
     if (call.answered) continue;
+    if (awaitsChild(call)) {
+      plan.waitingChild.push(call.callId);
+      continue;
+    }
     // DESIGN §5: a dispatched wait (wait_for, a child at work) is pending, not a recovery case.
     if (call.dispatch?.waitId) continue;
     const p = planCall(call, needsApproval);

@@ -1,6 +1,14 @@
-import type { Event, TokenUsage } from "../log";
+import { type Event, isBlobRef, type TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
-import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type TurnBudget } from "./waits";
+import {
+  type ChildrenState,
+  childWait,
+  initialChildren,
+  parseSpawnedBy,
+  reduceChildren,
+  type SpawnedBy,
+} from "./children";
+import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
 export type SessionOptions = {
@@ -57,6 +65,14 @@ export type SessionSummary = {
   headDigest: string;
   /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
   owner: string | null;
+  /** A fork's parent and the seq it was forked at (CONTRACT §7.30), from seq 1. */
+  forkedFrom?: { sessionId: string; throughSeq: number; digest: string };
+  /** A fork's `stateDelta.forkPrefix` blob (CONTRACT §7.30): the parent's view its context starts from. */
+  forkPrefix?: { sha256: string; bytes: number; mediaType: string };
+  /** Sub-sessions (CONTRACT §6 spawn_session): waits for children, the outbox, pending stops. */
+  children?: ChildrenState;
+  /** The owner's directory object id, where this session registers the children it spawns. */
+  directoryId?: string | null;
 };
 
 export type SessionCreated = {
@@ -66,15 +82,18 @@ export type SessionCreated = {
   model: ModelConfig;
   /** The owner hash recorded in seq 1 (CONTRACT §7.26). */
   owner?: string;
+  spawnedBy?: SpawnedBy;
+  directoryId?: string;
 };
 
 /** Folds one committed event into the summary. Pure. */
 export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummary | null {
   const delta = e.actions?.stateDelta;
   if (!s) {
-    const created = delta?.session as SessionCreated | undefined;
+    const created = delta?.session as (SessionCreated & { forkedFrom?: SessionSummary["forkedFrom"] }) | undefined;
     if (!created) return null;
     return {
+      ...(created.forkedFrom ? { forkedFrom: created.forkedFrom } : {}),
       id: e.sessionId,
       title: created.options.title ?? null,
       parentId: created.parentId,
@@ -91,6 +110,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
       highWater: e.seq,
       headDigest: e.digest,
       owner: created.owner ?? null,
+      children: initialChildren(parseSpawnedBy(created.spawnedBy)),
+      directoryId: created.directoryId ?? null,
     };
   }
   const next: SessionSummary = { ...s, highWater: e.seq, headDigest: e.digest, updatedAt: e.at };
@@ -103,6 +124,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (delta.recoveryNoticeDismissed) next.recoveryNotice = null;
     if (typeof delta.maxModelCallsPerTurn === "number")
       next.options = { ...next.options, maxModelCallsPerTurn: delta.maxModelCallsPerTurn };
+    if (isBlobRef(delta.forkPrefix)) next.forkPrefix = delta.forkPrefix.$blob;
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
@@ -152,6 +174,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     next.lastClose = a.turnClose.reason;
     next.pendingApprovals = [];
   }
+  next.children = reduceChildren(next.children, e);
   return next;
 }
 
@@ -173,6 +196,8 @@ export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => bool
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
   if (s.openTurn.wait) return "waiting";
+  // Taking over a run that only waits for a child is not a recovery (CONTRACT §3).
+  if (childWait(s.children)) return "waiting";
   if (!ownsRun(s.openTurn.runId)) return "recovering";
   return "running";
 }
@@ -192,11 +217,21 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
     maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
-    wait: publicWait(s.openTurn),
+    wait: sessionWait(s),
     // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
     placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
+    /** Fork lineage, for the console: the parent and the seq this session was forked at, else null. */
+    forkedFrom: s.forkedFrom ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
 }
 export type Session = ReturnType<typeof toSession>;
+
+/** CONTRACT §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
+function sessionWait(s: SessionSummary): SessionWait | null {
+  const own = publicWait(s.openTurn);
+  if (own) return own;
+  const w = childWait(s.children);
+  return w ? { runId: w.runId, waitId: w.waitId, kind: w.kind } : null;
+}

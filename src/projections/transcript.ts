@@ -1,4 +1,5 @@
 import type { Event } from "../log";
+import { recordFactOf } from "./records";
 
 export type TranscriptItem =
   | { kind: "message"; seq: number; role: "user" | "assistant"; text: string; source?: string; turnId?: string }
@@ -16,7 +17,11 @@ export type TranscriptItem =
     }
   | { kind: "error"; seq: number; code: string; message: string }
   | { kind: "recovery"; seq: number; rerun: string[]; needsReview: string[] }
-  | { kind: "turn"; seq: number; turnId?: string; reason: "completed" | "stopped" | "failed" };
+  | { kind: "turn"; seq: number; turnId?: string; reason: "completed" | "stopped" | "failed" }
+  /** A work-record revision or entry written over HTTP (the agent's own show as its tool calls). */
+  | { kind: "record"; seq: number; topic: string; revision?: number; entry?: number }
+  /** Seq 1 of a fork: where it came from. */
+  | { kind: "fork"; seq: number; sessionId: string; throughSeq: number; digest: string };
 
 /**
  * The UI projection (CONTRACT §2 transcript): messages, thinking, tool calls with their
@@ -77,6 +82,15 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
         if (a.toolRecovery) t.recovery = a.toolRecovery.strategy;
       }
     }
+    const fact = c ? null : recordFactOf(e);
+    if (fact?.kind === "revision")
+      items.push({ kind: "record", seq: e.seq, topic: fact.fact.topic, revision: fact.fact.revision });
+    else if (fact?.kind === "entry")
+      items.push({ kind: "record", seq: e.seq, topic: fact.fact.topic, entry: fact.fact.entry });
+    const forkedFrom = (
+      a.stateDelta?.session as { forkedFrom?: Omit<Extract<TranscriptItem, { kind: "fork" }>, "kind" | "seq"> }
+    )?.forkedFrom;
+    if (forkedFrom) items.push({ kind: "fork", seq: e.seq, ...forkedFrom });
     const notice = a.stateDelta?.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
     if (notice) items.push({ kind: "recovery", seq: e.seq, rerun: notice.rerun, needsReview: notice.needsReview });
     if (a.turnClose) items.push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });

@@ -2,7 +2,8 @@
 import { REQUEST_ID } from "../contract";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
-import { projectRunState, type Session, type SessionCreated } from "../projections";
+import { awaitsChild, projectRunState, type Session, type SessionCreated } from "../projections";
+import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
@@ -104,6 +105,12 @@ export function decideApproval(
 export function stopTurn(rt: RuntimeCtx): boolean {
   const turn = rt.require().openTurn;
   if (!turn) return false;
-  rt.commit(stopDrafts(projectRunState(rt.turnSuffix()), { turnId: turn.turnId, runId: turn.runId }));
+  const state = projectRunState(rt.turnSuffix());
+  const base = { turnId: turn.turnId, runId: turn.runId };
+  const drafts = stopDrafts(state, base);
+  // CONTRACT §7.31: stopping the parent stops its children, recorded in the same block.
+  const children = state.calls.filter(awaitsChild).map((c) => c.callId);
+  if (children.length > 0) drafts.splice(drafts.length - 1, 0, stopChildrenDraft(base, children));
+  rt.commit(drafts);
   return true;
 }

@@ -87,6 +87,8 @@ async function compact(
   );
   const made = await summarise(deps, input, {
     previous: cp?.summary ?? null,
+    // A fork's first compaction summarises the parent's prefix it started from too.
+    prefix: cp ? undefined : input.prefix?.text,
     events: events.slice(0, plan.index),
     placeholders,
     budget: plan.budget,
@@ -139,6 +141,7 @@ async function summarise(
   input: ContextInput,
   job: {
     previous: string | null;
+    prefix?: string;
     events: Event[];
     placeholders: PlaceholderMark[];
     budget: CompactionBudget;
@@ -163,6 +166,7 @@ async function summarise(
   );
   const pieceChars = (job.threshold - overhead) * CHARS_PER_TOKEN - 64;
   const lines = renderEvents(job.events, new Map(job.placeholders.map((p) => [p.callId, p])));
+  if (job.prefix) lines.unshift(...job.prefix.split("\n"));
   if (lines.length === 0) lines.push("(no new visible events; shorten the previous summary to fit its bound)");
   const pieces = pieceChars >= 2000 ? splitPieces(lines, pieceChars) : [];
   if (pieces.length === 0 || pieces.length > MAX_SUMMARY_PIECES) return { summary: extract(), method: "extract" };

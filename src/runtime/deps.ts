@@ -5,6 +5,7 @@ import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import type { ToolDefinition } from "../tools/types";
+import type { ChildrenPort } from "./children";
 import type { FailpointEnv, FailpointId } from "./failpoints";
 import type { RuntimePolicy } from "./retry";
 
@@ -33,6 +34,8 @@ export type RuntimeDeps = {
   /** Called inside the transaction that appended `events` (caches beside the log fold them there). */
   onAppend?: (events: Event[]) => void;
   now?: () => number;
+  /** Other session objects, for sub-sessions (absent: `spawn_session` answers unavailable). */
+  children?: ChildrenPort;
   /** Overrides of the default policy (tests set the waits to 0). */
   policy?: Partial<RuntimePolicy>;
 };
@@ -58,4 +61,6 @@ export interface RuntimeCtx {
   delta(frame: DeltaFrame): void;
   /** The attempt ended (answered, failed or stopped): its streamed text is no longer current. */
   endAttempt(): void;
+  /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
+  readonly attachedChildren: Set<string>;
 }

@@ -4,7 +4,25 @@
  * kills the whole process group with SIGKILL) and never goes on. The report is an
  * outgoing fetch, so the output gate holds it until every write before it is durable.
  */
-export type FailpointId = "F0" | "F1" | "F2" | "F3" | "F4" | "F5" | "F6" | "F7" | "F8" | "F9" | "F10" | "F11";
+export type FailpointId =
+  | "F0"
+  | "F1"
+  | "F2"
+  | "F3"
+  | "F4"
+  | "F5"
+  | "F6"
+  | "F7"
+  | "F8"
+  | "F9"
+  | "F10"
+  | "F11"
+  /** spawn_session between T1 and T2: the child is created, the parent has recorded nothing more. */
+  | "F12"
+  /** A child session running its goal (after its first tool dispatch). */
+  | "F13"
+  /** The parent appended a child's report, before the child heard the acknowledgement. */
+  | "F14";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

@@ -4,6 +4,7 @@
  */
 import { projectRunState } from "../projections";
 import { parseToolArgs } from "../tools";
+import { outboxDelay, reattachChildren, stillWaitsForChild } from "./children";
 import type { RuntimeCtx } from "./deps";
 import {
   closeDraft,
@@ -93,6 +94,14 @@ async function endSlice(rt: RuntimeCtx, step: Step): Promise<void> {
     case "yield":
       await rt.deps.setAlarm(rt.now());
       return;
+    case "wait_child": {
+      // No loop is held open while children work; a create that failed is sent again later.
+      const attached = await reattachChildren(rt, step.calls);
+      if (!stillWaitsForChild(rt)) await rt.deps.setAlarm(rt.now());
+      else if (!attached) await rt.deps.setAlarm(rt.now() + outboxDelay(1));
+      else await rt.deps.deleteAlarm();
+      return;
+    }
     default:
       await rt.deps.deleteAlarm();
   }

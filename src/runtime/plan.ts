@@ -5,6 +5,7 @@
 
 import type { Event } from "../log";
 import {
+  awaitsChild,
   buildRecoveryPlan,
   type CallState,
   type Inflight,
@@ -54,6 +55,8 @@ export type Step =
   | { kind: "begin_wait"; call: CallState }
   /** CONTRACT §7.28: the budget is spent and the model would be called again. */
   | { kind: "budget_wait"; waitId: string; modelCalls: number }
+  /** Every call left waits for a child (dispatched spawns): re-attach those not attached yet, then wait. */
+  | { kind: "wait_child"; calls: CallState[] }
   | { kind: "retry_wait"; at: number }
   /** The slice's time budget is spent for this kind of work: yield to a fresh slice. */
   | { kind: "yield" }
@@ -69,7 +72,7 @@ export type Step =
 
 /** Steps that do work and so count as a slice's attempt from its head (CONTRACT §7.13). */
 export function isWork(step: Step): boolean {
-  return !["idle", "wait_approval", "wait", "retry_wait", "yield"].includes(step.kind);
+  return !["idle", "wait_approval", "wait", "wait_child", "retry_wait", "yield"].includes(step.kind);
 }
 
 /**
@@ -95,7 +98,11 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
     };
   if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
 
-  const first = state.calls.find((c) => !c.answered);
+  // All spawns of one answer are dispatched before the run waits (CONTRACT §7.31): the calls after
+  // a spawn that waits for its child run in order meanwhile.
+  const first = state.calls.find((c) => !c.answered && !awaitsChild(c));
+  const waitingChildren = state.calls.filter(awaitsChild);
+  if (!first && waitingChildren.length > 0) return { kind: "wait_child", calls: waitingChildren };
   if (first) {
     const p = planCall(first, policy.needsApproval);
     if (p.kind === "wait_approval") return { kind: "wait_approval" };

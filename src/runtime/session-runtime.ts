@@ -7,6 +7,7 @@ import { canonical, type Event, type EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
+  hasChildrenWork,
   reduceSummary,
   type Session,
   type SessionCreated,
@@ -14,8 +15,18 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { type ForkPrefix, renderPrefix } from "../projections/fork";
+import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
+import {
+  type ChildReport,
+  type ChildSpawn,
+  childCreatedDraft,
+  deliverChildrenWork,
+  outboxDelay,
+  receiveChildReport,
+  sameSpawn,
+} from "./children";
 import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
@@ -49,6 +60,9 @@ export class SessionRuntime implements RuntimeCtx {
   /** The text streamed so far in the current attempt, by kind (memory only: lost on eviction). */
   #streamed: DeltaFrame[] = [];
   #abort = new AbortController();
+  readonly attachedChildren = new Set<string>();
+  /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
+  #outboxFailures = 0;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
@@ -145,7 +159,23 @@ export class SessionRuntime implements RuntimeCtx {
     const s = this.require();
     const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
     const tools: ToolSpec[] = toolSpecs(enabledTools(s.options.tools));
-    return { summary: s, model, system, tools };
+    const prefix = this.#forkPrefix(s);
+    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
+  }
+
+  #prefix: { sha256: string; value: NonNullable<ContextInput["prefix"]> } | null = null;
+
+  /** A fork's prefix, read from its seq 2 blob once per incarnation (CONTRACT §7.30). */
+  #forkPrefix(s: SessionSummary): ContextInput["prefix"] {
+    const ref = s.forkPrefix;
+    if (!ref) return undefined;
+    if (this.#prefix?.sha256 !== ref.sha256) {
+      const text = this.deps.store.blobs.readText(ref.sha256);
+      if (text === null) throw new Error(`fork prefix blob ${ref.sha256} is missing`);
+      const messages = (JSON.parse(text) as ForkPrefix).messages;
+      this.#prefix = { sha256: ref.sha256, value: { messages, text: renderPrefix(messages) } };
+    }
+    return this.#prefix.value;
   }
 
   // ---- committing ------------------------------------------------------------------------
@@ -163,6 +193,7 @@ export class SessionRuntime implements RuntimeCtx {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
       this.deps.onAppend?.(evs);
+      applyRecordEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;
@@ -220,8 +251,42 @@ export class SessionRuntime implements RuntimeCtx {
     if (stopTurn(this)) {
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
+      // A child's report or the stops of its children go out from the alarm.
+      if (hasChildrenWork(this.#summary?.children)) void this.#kick();
     }
     return this.session();
+  }
+
+  // ---- sub-sessions (CONTRACT §6 spawn_session, §7.31) ----------------------------------
+
+  /**
+   * The child side of a spawn: writes the session and its goal once (keyed by the callId); a
+   * repeated create re-attaches and sends nothing twice.
+   */
+  async createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
+    const created = this.deps.store.readAfter(0, 1)[0]?.actions?.stateDelta?.session as
+      | { spawnedBy?: unknown }
+      | undefined;
+    if (this.#summary && !sameSpawn(created?.spawnedBy, spawn))
+      throw new ApiError("conflict", "this session is not that spawn's child");
+    if (!this.#summary) this.commit([childCreatedDraft(this.deps.sessionId, spawn)]);
+    const { repeated } = appendMessage(this, {
+      text: spawn.goal,
+      idempotencyKey: `spawn:${spawn.callId}`,
+      source: "parent",
+    });
+    if (!repeated) {
+      this.#decided = true;
+      await this.#kick();
+    }
+    return this.session();
+  }
+
+  /** A child's report: the call's response once per callId, then the parent goes on. */
+  async childReport(report: ChildReport): Promise<{ acked: true }> {
+    if (receiveChildReport(this, report)) await this.#kick();
+    await this.failpoint("F14");
+    return { acked: true };
   }
 
   // ---- the loop --------------------------------------------------------------------------
@@ -233,6 +298,7 @@ export class SessionRuntime implements RuntimeCtx {
   /** After a restart an open, runnable turn must have an alarm (the dead-man switch); if it was lost, arm it now. */
   async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
     const s = this.#summary;
+    if (hasChildrenWork(s?.children) && (await getAlarm()) === null) return this.deps.setAlarm(this.now());
     if (!s?.openTurn || s.pendingApprovals.length > 0 || s.openTurn.wait) return;
     if ((await getAlarm()) === null) await this.deps.setAlarm(this.now());
   }
@@ -264,6 +330,21 @@ export class SessionRuntime implements RuntimeCtx {
         this.#loop = null;
       });
     await this.#loop;
+    await this.#deliverChildrenWork();
+  }
+
+  /** After the slice: the outbox, until every report and stop is acknowledged. */
+  async #deliverChildrenWork(): Promise<void> {
+    if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
+    const done = await deliverChildrenWork(this, this.now() + outboxDelay(this.#outboxFailures + 1));
+    if (!done) {
+      this.#outboxFailures++;
+      return;
+    }
+    this.#outboxFailures = 0;
+    // The retry alarm is no longer needed; an open turn gets a fresh slice to decide.
+    if (this.#summary?.openTurn) await this.deps.setAlarm(this.now());
+    else await this.deps.deleteAlarm();
   }
 
   #decide() {

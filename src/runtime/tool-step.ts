@@ -2,6 +2,7 @@
 import type { CallState } from "../projections";
 import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse, utf8ByteLength } from "../tools";
 import type { ToolResult } from "../tools/types";
+import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
 import { failpoint } from "./failpoints";
@@ -25,6 +26,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   if (!rerun) {
     rt.commit([dispatchDraft(call, base, tool.effect(args), idempotencyKey)]);
     await rt.failpoint("F4");
+    if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
   writeInflight(rt.deps.sql, { callId: call.callId });
   const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(rt.policy.toolTimeoutMs)]);
@@ -39,6 +41,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
       blobs: rt.deps.store.blobs,
       httpAllowedHosts: rt.deps.config.httpAllowedHosts,
       fetch: toolFetch(rt),
+      spawnChild: (a) => spawnChild(rt, call, a),
     });
   } catch (err) {
     result = {
@@ -48,6 +51,12 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
         message: err instanceof Error ? err.message : String(err),
       },
     };
+  }
+  if (result.awaitChild) {
+    // spawn_session: the response is the child's report (CONTRACT §6); the run waits for it.
+    writeInflight(rt.deps.sql, null);
+    await rt.failpoint("F12");
+    return true;
   }
   await rt.failpoint("F6");
   // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
@@ -91,12 +100,13 @@ async function commitOutcome(
   const text = serializeToolResponse(result.response);
   const bytes = utf8ByteLength(text);
   const threshold = rt.summary?.options.offloadThresholdBytes ?? rt.deps.config.offloadThresholdBytes;
-  let stateDelta: Record<string, unknown> | undefined;
+  let stateDelta: Record<string, unknown> | undefined = result.status === "ok" ? result.stateDelta : undefined;
   if (bytes > threshold) {
     // Archive first (its own transaction, read back and checked), placeholder second.
     const mediaType = typeof result.response === "string" ? "text/plain; charset=utf-8" : "application/json";
     const meta = rt.deps.store.blobs.put(text, mediaType);
     stateDelta = {
+      ...stateDelta,
       offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder(call.name, text, meta).preview },
     };
   }

@@ -31,8 +31,12 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
+import type { ChildReport, ChildSpawn } from "../runtime/children";
+import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { applyMigrations } from "../storage";
 import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
+import { makeChildrenPort } from "./children-port";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 
@@ -111,6 +115,7 @@ export class SessionObject extends DurableObject<Env> {
       },
       onCommit: (events, session) => this.#broadcast(events, session),
       onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
+      children: makeChildrenPort(env, sessionId, () => this.#principal()),
     });
     this.#store = store;
     this.#runtime = runtime;
@@ -149,7 +154,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Writes seq 1 with the owner (CONTRACT §7.26), in the same block as the object's tables. */
   create(
     caller: Caller,
-    input: { options: SessionOptions; model: ModelConfig; parentId: string | null },
+    input: { options: SessionOptions; model: ModelConfig; parentId: string | null; directoryId?: string },
   ): Promise<Result<Session>> {
     return asResult(() => {
       const threshold = computeThreshold(input.model.contextWindow, input.model.maxOutputTokens);
@@ -158,15 +163,18 @@ export class SessionObject extends DurableObject<Env> {
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
-        return this.ctx.storage.transactionSync(() =>
-          this.#open().create({
+        return this.ctx.storage.transactionSync(() => {
+          const session = this.#open().create({
             id,
             parentId: input.parentId,
             options: input.options,
             model: input.model,
             owner: ownerHash(id, caller.principal),
-          }),
-        );
+            ...(input.directoryId ? { directoryId: input.directoryId } : {}),
+          });
+          this.#rememberPrincipal(caller.principal);
+          return session;
+        });
       } catch (err) {
         // Rolled back with the tables: the object is as unwritten as before.
         this.#runtime = null;
@@ -582,6 +590,97 @@ export class SessionObject extends DurableObject<Env> {
   /** With no turn open, a run queued behind the last one starts, in a fresh slice. */
   async #afterTurn(runtime: SessionRuntime) {
     if (startQueuedRun(runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
+  }
+
+  // ---- work records (CONTRACT §6) ------------------------------------------------------
+
+  records(caller: Caller) {
+    return asResult(() => getRecords(this.#admit(caller).runtime));
+  }
+
+  record(caller: Caller, topic: string) {
+    return asResult(() => getRecord(this.#admit(caller).runtime, topic));
+  }
+
+  putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
+    return asResult(() => putRecord(this.#admit(caller).runtime, input.topic, input));
+  }
+
+  appendRecordEntry(caller: Caller, input: { topic: string; text: string; refs?: number[] }) {
+    return asResult(() => appendRecordEntry(this.#admit(caller).runtime, input.topic, input));
+  }
+
+  // ---- fork (CONTRACT §6, §7.30) -------------------------------------------------------
+
+  /** The parent's side: its state as of `throughSeq`. Reads only. */
+  forkSource(caller: Caller, throughSeq: number): Promise<Result<ForkSource>> {
+    return asResult(() => readForkSource(this.#admit(caller).runtime, throughSeq));
+  }
+
+  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
+  createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
+    return asResult(() => {
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      const id = this.ctx.id.toString();
+      try {
+        return this.ctx.storage.transactionSync(() =>
+          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal) }),
+        );
+      } catch (err) {
+        this.#runtime = null;
+        this.#store = null;
+        throw err;
+      }
+    });
+  }
+
+  // ---- sub-sessions (CONTRACT §6 spawn_session): calls between objects, not from the Worker ----
+
+  /**
+   * The parent's idempotent create of this child: session and goal once, keyed by the callId.
+   * The child belongs to its parent's principal (CONTRACT §2), recorded as its own owner hash.
+   */
+  createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
+    return asResult(async () => {
+      const { principal, ...spawn } = input;
+      const runtime = this.ctx.storage.transactionSync(() => {
+        const rt = this.#open();
+        this.#rememberPrincipal(principal);
+        return rt;
+      });
+      return runtime.createChild({ ...spawn, owner: ownerHash(this.ctx.id.toString(), principal) });
+    });
+  }
+
+  /** A child's report of its goal turn's close; appended once per callId, always acknowledged. */
+  childReport(input: ChildReport): Promise<Result<{ acked: true }>> {
+    return asResult(() => {
+      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
+      return this.#runtime.childReport(input);
+    });
+  }
+
+  /** The parent's stop of this child (CONTRACT §6: stopping the parent stops its children). */
+  stopFromParent(): Promise<Result<Session>> {
+    return asResult(() => {
+      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
+      return this.#runtime.stop();
+    });
+  }
+
+  /**
+   * The principal that owns this session, kept in the object's own storage (never in the log or
+   * an export, where only its owner hash appears) so that the children it spawns are its too.
+   */
+  #rememberPrincipal(principal: string) {
+    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
+  }
+
+  #principal(): string | null {
+    const row = this.ctx.storage.sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'")
+      .toArray()[0];
+    return row?.value ?? null;
   }
 }
 

@@ -1,6 +1,7 @@
 import m0001 from "../../migrations/0001_init.sql";
 import m0002 from "../../migrations/0002_model_view.sql";
 import m0003 from "../../migrations/0003_work.sql";
+import m0005 from "../../migrations/0005_records.sql";
 import type { SqlLike } from "./sql";
 
 /** Forward-only migrations, in order. The id is the file name without `.sql`. */
@@ -8,6 +9,7 @@ export const MIGRATIONS: { id: string; sql: string }[] = [
   { id: "0001_init", sql: m0001 },
   { id: "0002_model_view", sql: m0002 },
   { id: "0003_work", sql: m0003 },
+  { id: "0005_records", sql: m0005 },
 ];
 
 /**

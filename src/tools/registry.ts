@@ -9,6 +9,8 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
+import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
+import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 
@@ -28,9 +30,15 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
+      readRecordTool,
+      writeRecordTool,
+      appendRecordEntryTool,
+      spawnSessionTool,
     ].map((t) => [t.name, t]),
   ),
 );
+
+setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
 
 /** The tool with this name, or undefined. */
 export function getTool(

@@ -10,6 +10,10 @@ export type ToolResult = {
   status: "ok" | "error";
   response: unknown;
   fileChanges?: FileChange[];
+  /** Facts the outcome records on its T2 event's `actions.stateDelta` (e.g. a work-record revision). */
+  stateDelta?: Record<string, unknown>;
+  /** The call's response comes later, from a child session's report (`spawn_session`): no T2 now. */
+  awaitChild?: true;
 };
 
 export type ToolContext = {
@@ -23,6 +27,8 @@ export type ToolContext = {
   /** Parsed `HTTP_TOOL_ALLOWED_HOSTS` patterns. */
   httpAllowedHosts: string[];
   fetch: typeof fetch;
+  /** Creates (or re-attaches to) the child session of this call (`spawn_session`); absent where there is none. */
+  spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
 };
 
 export interface ToolDefinition<I = unknown> {

@@ -67,6 +67,17 @@ function longScript() {
   return { next, state };
 }
 
+const LONG_TOOLS = [
+  "list_files",
+  "read_file",
+  "search_files",
+  "write_file",
+  "edit_file",
+  "delete_file",
+  "http_fetch",
+  "read_archive",
+];
+
 const checkpointsOf = (events: Event[]) =>
   events.flatMap((e) => {
     const p = parseCheckpointPayload(e.actions?.stateDelta?.checkpoint);
@@ -79,7 +90,9 @@ describe("a long session in a 6,000-token window", () => {
   }, async () => {
     const script = longScript();
     const provider = scriptedProvider({ next: script.next });
-    await withSession({ provider, model: SMALL, fetch: fakeFetch() }, async (h) => {
+    // The tool set is pinned: this budget-sensitive run is about compaction, and every new
+    // built-in tool's schema would otherwise move its waterlines.
+    await withSession({ provider, model: SMALL, fetch: fakeFetch(), options: { tools: LONG_TOOLS } }, async (h) => {
       await h.runTurn("GOAL: write a sectioned report from the fetched pages");
       const events = h.events();
 

@@ -70,7 +70,7 @@ describe("migrations", () => {
     expect(`${schema}\n`).toBe(SCHEMA_SNAPSHOT);
   });
 
-  it("upgrades a database at the previous migration with its data intact", async () => {
+  it("upgrades a database at 0001 to the head with its data intact", async () => {
     await inFreshObject("upgrade", (state) => {
       const sql = state.storage.sql;
       const tx = <T>(fn: () => T): T => state.storage.transactionSync(fn);

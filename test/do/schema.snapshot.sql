@@ -92,6 +92,28 @@ CREATE TABLE model_view (
   digest TEXT NOT NULL
 );
 
+-- table record_entries
+CREATE TABLE record_entries (
+  topic TEXT NOT NULL,
+  entry INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  refs TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (topic, entry)
+);
+
+-- table record_revisions
+CREATE TABLE record_revisions (
+  topic TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  content TEXT NOT NULL,
+  covers_entry INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  PRIMARY KEY (topic, revision)
+);
+
 -- table runs
 CREATE TABLE runs (
   run_id TEXT PRIMARY KEY,

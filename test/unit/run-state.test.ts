@@ -20,6 +20,7 @@ const NOTHING: RecoveryPlan = {
   interrupted: [],
   runNormally: [],
   waitingApproval: [],
+  waitingChild: [],
   poisoned: null,
 };
 
@@ -59,12 +60,13 @@ describe("buildRecoveryPlan: one row per state found in the log (DESIGN §5)", (
       plan: { rerun: ["c1"] },
     },
     {
-      found: "idempotent tool dispatched, no outcome",
+      // CONTRACT §7.31: a dispatched spawn is a wait for its child, not a re-run.
+      found: "spawn_session dispatched, no outcome",
       log: (ev) => {
         oneCall(ev, "spawn_session", { goal: "g" });
         ev.dispatch("c1", "idempotent");
       },
-      plan: { rerun: ["c1"] },
+      plan: { waitingChild: ["c1"] },
     },
     {
       found: "write tool dispatched, no outcome",

@@ -46,6 +46,16 @@ describe("reduceSummary", () => {
       highWater: 1,
       headDigest: e.digest,
       owner: "o".repeat(64),
+      children: {
+        spawnedBy: null,
+        awaiting: [],
+        report: null,
+        reported: false,
+        goalTurnId: null,
+        goalTurnSeq: null,
+        stops: [],
+      },
+      directoryId: null,
     });
   });
 

@@ -99,6 +99,10 @@ describe("registry", () => {
       http_fetch: null,
       read_archive: "read",
       wait_for: "idempotent",
+      read_record: "read",
+      write_record: "write",
+      append_record_entry: "write",
+      spawn_session: "idempotent",
     });
     for (const [method, effect] of [
       ["GET", "read"],
@@ -186,4 +190,8 @@ const minimalArgs: Record<string, unknown> = {
   delete_file: { path: "a" },
   http_fetch: { url: "https://a.test/" },
   read_archive: { ref: `archive://${"0".repeat(64)}`, mode: "inspect" },
+  read_record: { topic: "t" },
+  write_record: { topic: "t", content: "", expectedRevision: 0 },
+  append_record_entry: { topic: "t", text: "x" },
+  spawn_session: { goal: "g" },
 };

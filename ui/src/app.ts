@@ -63,6 +63,14 @@ function pretty(value: unknown): string {
   return typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? String(value));
 }
 
+/** A sub-session links to the session that spawned it (CONTRACT §6 spawn_session). */
+function parentLink(s: Session): HTMLElement[] {
+  if (!s.parentId) return [];
+  return [
+    h("a", { href: `/s/${s.parentId}`, "data-nav": true, class: "muted" }, `sub-session of ${s.parentId.slice(0, 8)}…`),
+  ];
+}
+
 function statusPill(status: Session["status"]) {
   return h("span", { class: "pill", "data-status": status }, status.replace("_", " "));
 }
@@ -213,6 +221,7 @@ function renderHome(client: HighwaterClient) {
             {},
             h("a", { href: `/s/${s.id}`, "data-nav": true }, s.title || "Untitled session"),
             statusPill(s.status),
+            ...parentLink(s),
             h("span", { class: "muted" }, `${s.highWater} events · updated ${new Date(s.updatedAt).toLocaleString()}`),
           ),
         );
@@ -392,7 +401,13 @@ function renderSession(client: HighwaterClient, id: string) {
     session = s;
     document.title = `${s.title || "Untitled session"} — highwater`;
     heading.textContent = s.title || "Untitled session";
-    meta.replaceChildren(statusPill(s.status), modelLabel(s), h("span", { class: "muted" }, `${s.highWater} events`));
+    meta.replaceChildren(
+      statusPill(s.status),
+      modelLabel(s),
+      h("span", { class: "muted" }, `${s.highWater} events`),
+      ...parentLink(s),
+      ...(s.wait?.kind === "child" ? [h("span", { class: "muted" }, "waiting for a sub-session")] : []),
+    );
     stopBtn.disabled = !s.openTurn;
     // Re-rendered only when the wait changes, so typed resume text survives other updates.
     if ((s.wait?.waitId ?? "") !== shownWait) {
@@ -569,6 +584,20 @@ function renderSession(client: HighwaterClient, id: string) {
       case "turn":
         li.dataset.reason = item.reason;
         li.append(`turn ${item.reason}`);
+        break;
+      case "record":
+        li.append(
+          item.revision !== undefined
+            ? `record ${item.topic}: revision ${item.revision}`
+            : `record ${item.topic}: entry ${item.entry}`,
+        );
+        break;
+      case "fork":
+        li.append(
+          "forked from ",
+          h("a", { href: `/s/${item.sessionId}`, "data-nav": true }, item.sessionId.slice(0, 12)),
+          ` at seq ${item.throughSeq}`,
+        );
         break;
     }
     return li;

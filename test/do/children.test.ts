@@ -1,0 +1,241 @@
+/**
+ * CONTRACT §6 `spawn_session`, §7.31, §2 (parentId, children listed for the parent's principal,
+ * status `waiting`): sub-sessions through HTTP with real session objects and the demo model
+ * ("spawn: <goal>" makes it call spawn_session). Objects run on their own alarms; the helpers
+ * poll for states and never assert on timings.
+ */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ModelConfig } from "../../src/model/types";
+import { scriptedProvider, withSession } from "./context-harness";
+import { allEvents, api, createSession, expectError, listSessionIds, OTHER_TOKEN, waitForSession } from "./helpers";
+
+const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };
+const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });
+const spawnCalls = (events: any[]) =>
+  events.filter((e) => e.content?.type === "functionCall" && e.content.name === "spawn_session");
+const responsesTo = (events: any[], callId: string) =>
+  events.filter((e) => e.content?.type === "functionResponse" && e.content.callId === callId);
+const userTexts = (events: any[]) => events.filter((e) => e.author === "user" && e.content?.type === "text");
+
+/** The children the principal can see, by parent. */
+async function childrenOf(parentId: string): Promise<any[]> {
+  const r = await api("/v1/sessions?limit=100");
+  return r.body.sessions.filter((s: any) => s.parentId === parentId);
+}
+
+describe("spawn_session", () => {
+  it("creates a child with its own log, listed with parentId; the parent waits, gets exactly one response and continues", async () => {
+    const parent = await createSession({ title: "parent" });
+    expect((await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: summarize the weather" })).status).toBe(
+      202,
+    );
+    const closed = await waitForSession(parent.id, (s) => s.status === "idle" && !s.openTurn, 25_000);
+    expect(closed.wait).toBeNull();
+
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    expect(call).toBeDefined();
+    const dispatch = events.filter((e) => e.actions?.toolDispatch?.callId === call.content.callId);
+    expect(dispatch).toHaveLength(1);
+    expect(dispatch[0].actions.toolDispatch.effect).toBe("idempotent");
+    const responses = responsesTo(events, call.content.callId);
+    expect(responses).toHaveLength(1);
+    const response = responses[0].content;
+    expect(response.status).toBe("ok");
+    expect(response.response).toEqual({
+      sessionId: expect.stringMatching(/^[0-9a-f]{64}$/),
+      status: "completed",
+      result: expect.stringContaining("demo model"),
+    });
+    // The parent went on: a model answer after the response, then the close.
+    const after = events.filter((e) => e.seq > responses[0].seq);
+    expect(after.some((e) => e.author === "model" && e.content?.type === "text")).toBe(true);
+    expect(after.at(-1).actions?.turnClose?.reason).toBe("completed");
+
+    const childId = response.response.sessionId;
+    const children = await childrenOf(parent.id);
+    expect(children.map((c) => c.id)).toEqual([childId]);
+    const child = (await api(`/v1/sessions/${childId}`)).body;
+    expect(child).toMatchObject({ id: childId, parentId: parent.id, status: "idle", openTurn: false });
+    const childEvents = await allEvents(childId);
+    expect(childEvents[0].actions.stateDelta.session.spawnedBy).toEqual({
+      sessionId: parent.id,
+      callId: call.content.callId,
+      depth: 1,
+    });
+    // The goal is the child's first and only message, and its report was acknowledged once.
+    expect(userTexts(childEvents).map((e) => e.content.text)).toEqual(["summarize the weather"]);
+    expect(childEvents.filter((e) => e.actions?.stateDelta?.reportAcked)).toHaveLength(1);
+    expect(childEvents.some((e) => e.actions?.toolDispatch?.tool === "write_file")).toBe(true);
+    // Its own workspace: the parent wrote no file.
+    expect((await api(`/v1/sessions/${parent.id}/files`)).body.files).toEqual([]);
+    expect((await api(`/v1/sessions/${childId}/files`)).body.files.map((f: any) => f.path)).toEqual(["notes/task.md"]);
+    expect((await api(`/v1/sessions/${childId}/verify`)).body.ok).toBe(true);
+    // Someone else's principal sees neither.
+    expectError(await api(`/v1/sessions/${childId}`, { token: OTHER_TOKEN }), 404, "not_found");
+    expect(await listSessionIds(OTHER_TOKEN)).not.toContain(childId);
+  });
+
+  it("a repeated report is only acknowledged; a report from a session that is not the call's child is refused", async () => {
+    const parent = await createSession();
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: say hi" });
+    await waitForSession(parent.id, (s) => s.status === "idle", 25_000);
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    const [resp] = responsesTo(events, call.content.callId);
+    const childId = resp.content.response.sessionId;
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(parent.id));
+    const hw = events.at(-1).seq;
+    const again = await stub.childReport({ callId: call.content.callId, childId, status: "failed", result: "late" });
+    expect(again).toEqual({ ok: true, value: { acked: true } });
+    const forged = await stub.childReport({
+      callId: call.content.callId,
+      childId: parent.id,
+      status: "completed",
+      result: "forged",
+    });
+    expect(forged).toMatchObject({ ok: false, error: { code: "not_found" } });
+    const after = await allEvents(parent.id);
+    expect(after.at(-1).seq).toBe(hw);
+    expect(responsesTo(after, call.content.callId)).toHaveLength(1);
+    // The child id is derived from the parent and the callId: the same spawn names the same child.
+    expect(childId).toBe(env.SESSIONS.idFromName(`child:${parent.id}:${call.content.callId}`).toString());
+  });
+
+  it("shows the parent waiting (kind child) while the child works, with no alarm held for it", async () => {
+    const parent = await createSession({ approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: keep a note" });
+    // The child inherits the approval rule, so it stops at its write_file and the parent waits.
+    const waiting = await waitForSession(parent.id, (s) => s.status === "waiting");
+    expect(waiting.wait).toMatchObject({ kind: "child", waitId: expect.stringMatching(/^child:call_/) });
+    const [child] = await childrenOf(parent.id);
+    const c = await waitForSession(child.id, (s) => s.status === "waiting_approval");
+    expect(c.pendingApprovals[0].tool).toBe("write_file");
+    expect(c.model).toEqual(waiting.model);
+    // Nothing runs in the parent while it waits: an alarm run appends nothing.
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(parent.id));
+    const hw = (await api(`/v1/sessions/${parent.id}`)).body.highWater;
+    await runDurableObjectAlarm(stub);
+    expect((await api(`/v1/sessions/${parent.id}`)).body.highWater).toBe(hw);
+
+    // Approving in the child lets it finish; the parent gets its one response.
+    const decided = await post(`/v1/sessions/${child.id}/approvals/${c.pendingApprovals[0].requestId}`, {
+      decision: "approve",
+    });
+    expect(decided.status).toBe(200);
+    await waitForSession(parent.id, (s) => s.status === "idle", 25_000);
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    expect(responsesTo(events, call.content.callId)).toHaveLength(1);
+  });
+
+  it("dispatches every spawn of one answer before waiting, one child per call", async () => {
+    const parent = await createSession();
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn 3: count to three" });
+    await waitForSession(parent.id, (s) => s.status === "idle", 30_000);
+    const events = await allEvents(parent.id);
+    const calls = spawnCalls(events);
+    expect(calls).toHaveLength(3);
+    const dispatchSeqs = calls.map((c) => events.find((e) => e.actions?.toolDispatch?.callId === c.content.callId).seq);
+    const firstResponse = Math.min(...calls.map((c) => responsesTo(events, c.content.callId)[0].seq));
+    expect(Math.max(...dispatchSeqs)).toBeLessThan(firstResponse);
+    const ids = calls.map((c) => responsesTo(events, c.content.callId)[0].content.response.sessionId);
+    expect(new Set(ids).size).toBe(3);
+    expect((await childrenOf(parent.id)).map((c) => c.id).sort()).toEqual([...ids].sort());
+  });
+
+  it("bad arguments are invalid_arguments the model reads, and create no child", async () => {
+    const bad = [
+      {},
+      { goal: "" },
+      { goal: "   " },
+      { goal: 1 },
+      { goal: "x", tools: ["nope"] },
+      { goal: "x", extra: 1 },
+    ];
+    const provider = scriptedProvider({
+      next: (_r, n) =>
+        n < bad.length ? { kind: "call", name: "spawn_session", args: bad[n]! } : { kind: "answer", text: "ok" },
+    });
+    await withSession({ provider, model: MODEL }, async (h) => {
+      await h.runTurn("spawn badly");
+      const events = h.events();
+      const calls = events.filter((e) => e.content?.type === "functionCall");
+      expect(calls).toHaveLength(bad.length);
+      for (const call of calls) {
+        const callId = (call.content as { callId: string }).callId;
+        const dispatch = events.filter((e) => e.actions?.toolDispatch?.callId === callId);
+        expect(dispatch.map((e) => e.actions?.toolDispatch?.effect)).toEqual(["read"]);
+        const [resp] = responsesTo(events, callId);
+        expect(resp.content).toMatchObject({ status: "error", response: { code: "invalid_arguments" } });
+      }
+      expect(h.runtime.session()).toMatchObject({ status: "idle", wait: null });
+    });
+  });
+
+  it("nests at most 5 deep: the sixth spawn is refused and the chain still closes", async () => {
+    const root = await createSession();
+    await post(`/v1/sessions/${root.id}/messages`, {
+      text: "spawn: spawn: spawn: spawn: spawn: spawn: the bottom",
+    });
+    await waitForSession(root.id, (s) => s.status === "idle", 60_000);
+    // Walk the chain down by each response's sessionId.
+    let id = root.id;
+    const chain: string[] = [];
+    for (;;) {
+      const events = await allEvents(id);
+      const [call] = spawnCalls(events);
+      if (!call) break;
+      const [resp] = responsesTo(events, call.content.callId);
+      if (resp.content.status !== "ok") {
+        expect(resp.content.status).toBe("error");
+        expect(resp.content.response.code).toBe("nesting_too_deep");
+        break;
+      }
+      id = resp.content.response.sessionId;
+      chain.push(id);
+    }
+    expect(chain).toHaveLength(5);
+    const deepest = await allEvents(chain[4]!);
+    expect(deepest[0].actions.stateDelta.session.spawnedBy.depth).toBe(5);
+  });
+
+  it("stopping the parent stops the child, recorded as stopChildren and acknowledged", async () => {
+    const parent = await createSession({ approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: wait for me" });
+    await waitForSession(parent.id, (s) => s.status === "waiting");
+    const [child] = await childrenOf(parent.id);
+    await waitForSession(child.id, (s) => s.status === "waiting_approval");
+
+    const stopped = await post(`/v1/sessions/${parent.id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ openTurn: false, status: "idle", wait: null });
+    const c = await waitForSession(child.id, (s) => !s.openTurn);
+    expect(c.status).toBe("idle");
+    const childEvents = await allEvents(child.id);
+    expect(childEvents.at(-1).actions?.turnClose?.reason ?? "").not.toBe("completed");
+    expect(childEvents.some((e) => e.actions?.turnClose?.reason === "stopped")).toBe(true);
+
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    const stop = events.find((e) => e.actions?.stateDelta?.stopChildren);
+    expect(stop.actions.stateDelta.stopChildren).toEqual({ callIds: [call.content.callId] });
+    const close = events.find((e) => e.actions?.turnClose);
+    expect(close.seq).toBe(stop.seq + 1);
+    // The call was answered once, by the stop; the child's later report appended nothing.
+    expect(responsesTo(events, call.content.callId).map((e) => e.content.status)).toEqual(["interrupted"]);
+    await waitForAcked(parent.id);
+    expect(responsesTo(await allEvents(parent.id), call.content.callId)).toHaveLength(1);
+  });
+});
+
+/** Until the parent recorded that its child acknowledged the stop. */
+async function waitForAcked(id: string) {
+  for (let i = 0; i < 400; i++) {
+    if ((await allEvents(id)).some((e) => e.actions?.stateDelta?.childStopAcked)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("stop never acknowledged");
+}
