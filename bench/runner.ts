@@ -14,9 +14,10 @@
  * clock.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
 import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
@@ -30,6 +31,7 @@ import {
   stableWorkerd,
   startBenchWorker,
 } from "./procs";
+import { startRestate } from "./restate";
 
 const RUNS = 5;
 /** The append contenders are cheap to run and noisy on a shared machine: more runs. */
@@ -37,7 +39,16 @@ const STORAGE_RUNS = 9;
 const SIZES = [1_000, 10_000, 100_000] as const;
 const CHAT_SIZES = [100, 1_000, 5_000] as const;
 /** Operations per timed call: enough for ≥ ~20 ms of work, so the empty call's cost is small beside it. */
-const BATCH = { raw: 5_000, ours: 2_500, agents: 700, readTail: 100, commit: 500 } as const;
+const BATCH = {
+  raw: 5_000,
+  rawHashed: 4_000,
+  ours: 2_500,
+  group8: 2_496,
+  agents: 700,
+  readTail: 100,
+  commit: 500,
+  turns: 40,
+} as const;
 const CHAT_BATCH: Record<(typeof CHAT_SIZES)[number], number> = { 100: 50, 1000: 5, 5000: 1 };
 const TOKEN = "bench-token";
 const MB = 1024 * 1024;
@@ -178,6 +189,8 @@ async function measure(unit: string, once: (run: number) => Promise<{ cpu: numbe
 
 type StorageResults = {
   raw: Record<number, Cost>;
+  rawHashed: Record<number, Cost>;
+  group8: Record<number, Cost>;
   ours: Record<number, Cost>;
   agents: Record<number, Cost>;
   readTail: Record<number, Cost>;
@@ -229,6 +242,8 @@ async function fillSessions(b: Bench) {
 async function storage(b: Bench): Promise<StorageResults> {
   const out: StorageResults = {
     raw: {},
+    rawHashed: {},
+    group8: {},
     ours: {},
     agents: {},
     readTail: {},
@@ -237,8 +252,8 @@ async function storage(b: Bench): Promise<StorageResults> {
     rpcOneAppend: { cpu: stat([0]), wall: stat([0]), unit: "ms" },
     sizes: {},
   };
-  type Contender = "raw" | "ours" | "agents";
-  const contenders: Contender[] = ["raw", "ours", "agents"];
+  type Contender = "raw" | "rawHashed" | "ours" | "group8" | "agents";
+  const contenders: Contender[] = ["raw", "rawHashed", "ours", "group8", "agents"];
   for (const size of SIZES) {
     const obj = `log-${size}`;
     const peer = `agents-${size}`;
@@ -258,8 +273,16 @@ async function storage(b: Bench): Promise<StorageResults> {
         return b.perOp("BENCH_AGENTS", r, BATCH.agents, 1000);
       }
       await b.empty("BENCH_LOG", obj);
-      const k = c === "raw" ? BATCH.raw : BATCH.ours;
-      const r = await b.call("BENCH_LOG", obj, c === "raw" ? "appendRaw" : "appendOurs", [k]);
+      const k = BATCH[c];
+      const [method, args] =
+        c === "raw"
+          ? ["appendRaw", [k]]
+          : c === "rawHashed"
+            ? ["appendRawHashed", [k]]
+            : c === "group8"
+              ? ["appendOursGroup", [k, 8]]
+              : ["appendOurs", [k]];
+      const r = await b.call("BENCH_LOG", obj, method, args);
       await b.call("BENCH_LOG", obj, "truncate", [size, size]);
       return b.perOp("BENCH_LOG", r, k, 1000); // µs per event
     };
@@ -461,6 +484,262 @@ async function coldMemory(b: Bench, persistTo: string, out: ContextResults) {
   log(
     `cold wake @${size}: ${r.wallMs.toFixed(1)} ms, peak +${out.memory.coldPeakMB.toFixed(1)} MB (recovery), +${out.memory.contextPeakMB.toFixed(1)} MB (context build)`,
   );
+}
+
+// ---- durable steps against Restate; runtime overhead per step (issue 12, items 1 and 2) ---
+
+/** Durable steps per timed turn / invocation, and how many timed runs (after a warm-up). */
+const STEPS_N = 50;
+const STEP_RUNS = 11;
+/** Agent steps (answer → tool → next request) per timed turn in the overhead bench. */
+const OVERHEAD_K = 20;
+const OVERHEAD_RUNS = 7;
+
+type PerStep = { wall: Stat; cpu: Stat; p50: number; p99: number; unit: string };
+
+function perStepOf(
+  withN: { wall: number; cpu: number }[],
+  without: { wall: number; cpu: number }[],
+  n: number,
+): PerStep {
+  // (turn of n steps − median turn of 0 steps) / n, per run: the fixed cost of a turn or an
+  // invocation (HTTP, the message, the closing answer) cancels on both sides.
+  const w0 = stat(without.map((x) => x.wall)).median;
+  const c0 = stat(without.map((x) => x.cpu)).median;
+  const wall = withN.map((x) => Math.max(0, x.wall - w0) / n);
+  const cpu = withN.map((x) => Math.max(0, x.cpu - c0) / n);
+  return { wall: stat(wall), cpu: stat(cpu), p50: percentile(wall, 50), p99: percentile(wall, 99), unit: "ms" };
+}
+
+type StepResults = {
+  restate: PerStep & { inHandler: { p50: number; p99: number; steps: number }; durability: Record<string, string> };
+  ours: PerStep & { requests: number };
+  overhead: Record<string, PerStep & { events: number[]; inObject: { p50: number; p99: number } }>;
+};
+
+const OVERHEAD_SESSIONS = [
+  { key: "1k", name: "step-1000", size: 1_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  { key: "10k", name: "step-10000", size: 10_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  { key: "100k", name: "step-100000", size: 100_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  // Same size and the same 2,400 events since the checkpoint; 3 or 300 of their results offloaded.
+  { key: "off3", name: "off-3", size: 10_000, shape: { open: "none", tail: 2_400, offloads: 3 } },
+  { key: "off300", name: "off-300", size: 10_000, shape: { open: "none", tail: 2_400, offloads: 300 } },
+] as const;
+
+async function fillShaped(b: Bench, name: string, size: number, shape: Record<string, unknown>) {
+  const t0 = Date.now();
+  for (;;) {
+    const r = await b.call<{ done: boolean; events: number; offloaded?: number }>("BENCH_SESSION", name, "benchFill", [
+      size,
+      { contextWindow: 1_000_000, ...shape },
+    ]);
+    if (r.value.done) {
+      log(
+        `filled ${name}: ${r.value.events} events, ${r.value.offloaded ?? 0} offloaded, in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
+      break;
+    }
+  }
+  // The fill wrote behind the object's runtime: the next call must meet a fresh instance.
+  await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+}
+
+type TurnAnswer = { requests: number; gapsMs: number[]; slices: number; highWater: number };
+
+async function steps(b: Bench): Promise<StepResults> {
+  const restate = await startRestate();
+  log(`restate-server up; durability as configured: ${JSON.stringify(restate.durability)}`);
+  try {
+    const peer = "steps-peer";
+    await b.call("BENCH_SESSION", peer, "benchTurn", [1, 2]); // creates the session; warm-up
+    const rN: { wall: number; cpu: number }[] = [];
+    const r0: { wall: number; cpu: number }[] = [];
+    const hN: { wall: number; cpu: number }[] = [];
+    const h0: { wall: number; cpu: number }[] = [];
+    const gaps: number[] = [];
+    let requests = 0;
+    for (let run = 0; run <= STEP_RUNS; run++) {
+      // Interleaved, so drift in machine load touches both sides alike.
+      const a = await restate.invoke(STEPS_N);
+      const z = await restate.invoke(0);
+      await b.empty("BENCH_SESSION", peer);
+      const t = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [1, STEPS_N]);
+      const t0 = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [0, 1]);
+      if (run === 0) continue;
+      rN.push({ wall: a.wallMs, cpu: a.cpuMs });
+      r0.push({ wall: z.wallMs, cpu: z.cpuMs });
+      const base = b.baseline("BENCH_SESSION");
+      hN.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
+      h0.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
+      gaps.push(...a.gapsNs.map((g) => g / 1e6));
+      requests = t.value.requests;
+    }
+    const out: StepResults = {
+      restate: {
+        ...perStepOf(rN, r0, STEPS_N),
+        inHandler: { p50: percentile(gaps, 50), p99: percentile(gaps, 99), steps: gaps.length },
+        durability: restate.durability,
+      },
+      ours: { ...perStepOf(hN, h0, STEPS_N), requests },
+      overhead: {},
+    };
+    log(
+      `durable step: restate ${out.restate.wall.median.toFixed(3)} ms (in handler p50 ${out.restate.inHandler.p50.toFixed(2)}), ours ${out.ours.wall.median.toFixed(3)} ms`,
+    );
+    await restate.stop();
+
+    for (const o of OVERHEAD_SESSIONS) await fillShaped(b, o.name, o.size, o.shape);
+    for (const o of OVERHEAD_SESSIONS) {
+      await b.call("BENCH_SESSION", o.name, "benchTurn", [2, 1]); // warm-up
+      const withK: { wall: number; cpu: number }[] = [];
+      const without: { wall: number; cpu: number }[] = [];
+      const events: number[] = [];
+      const inObject: number[] = [];
+      for (let run = 0; run <= OVERHEAD_RUNS; run++) {
+        await b.empty("BENCH_SESSION", o.name);
+        const t = await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [OVERHEAD_K, 1]);
+        const t0 = await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [0, 1]);
+        if (run === 0) continue;
+        const base = b.baseline("BENCH_SESSION");
+        withK.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
+        without.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
+        events.push(t0.value.highWater);
+        inObject.push(...t.value.gapsMs);
+      }
+      out.overhead[o.key] = {
+        ...perStepOf(withK, without, OVERHEAD_K),
+        events,
+        inObject: { p50: percentile(inObject, 50), p99: percentile(inObject, 99) },
+      };
+      log(
+        `step overhead ${o.key}: ${out.overhead[o.key]!.cpu.median.toFixed(3)} ms CPU, ${out.overhead[o.key]!.wall.median.toFixed(3)} ms wall per step`,
+      );
+    }
+    return out;
+  } finally {
+    await restate.stop();
+  }
+}
+
+// ---- recovery on the real path (item 5), cold start (item 6), whole turns (item 4) --------
+
+type TakeoverAnswer = {
+  constructMs: number;
+  constructRows: RowCount & { bytesRead?: number };
+  toRequestMs: number;
+  alarmToRequestMs: number;
+  rows: (RowCount & { bytesRead?: number }) | null;
+  requests: number;
+  closed: boolean;
+};
+type TakeoverResults = Record<
+  "warm" | "cold",
+  { ms: Stat; alarmMs: Stat; cpu: Stat; peakMB: Stat; rowsRead: number; bytesRead: number; statements: number }
+>;
+
+async function takeovers(b: Bench): Promise<TakeoverResults> {
+  const name = "rec-100000";
+  await fillShaped(b, name, 100_000, { open: "long", tail: 200, offloads: 0 });
+  await b.call("BENCH_SESSION", name, "benchMark");
+  const out = {} as TakeoverResults;
+  for (const mode of ["warm", "cold"] as const) {
+    const ms: number[] = [];
+    const alarmMs: number[] = [];
+    const cpu: number[] = [];
+    const peaks: number[] = [];
+    let last: TakeoverAnswer | null = null;
+    for (let run = 0; run <= RUNS; run++) {
+      await b.call("BENCH_SESSION", name, "benchRewind", [mode === "cold"]);
+      await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+      await b.call("BENCH_LOG", "warm", "empty");
+      const pid = b.srv.workerd;
+      const cleared = resetPeak(pid);
+      const before = memory(pid);
+      const r = await b.call<TakeoverAnswer>("BENCH_SESSION", name, "benchTakeover");
+      const peak = cleared ? (memory(pid).hwm - before.rss) / MB : Number.NaN;
+      if (!r.value.closed || r.value.requests !== 1) throw new Error(`takeover (${mode}): ${JSON.stringify(r.value)}`);
+      last = r.value;
+      if (run === 0) continue;
+      ms.push(r.value.toRequestMs);
+      alarmMs.push(r.value.alarmToRequestMs);
+      cpu.push(r.cpuMs);
+      peaks.push(peak);
+    }
+    const rows = last!.rows!;
+    out[mode] = {
+      ms: stat(ms),
+      alarmMs: stat(alarmMs),
+      cpu: stat(cpu),
+      peakMB: stat(peaks),
+      rowsRead: rows.rowsRead,
+      bytesRead: rows.bytesRead ?? Number.NaN,
+      statements: rows.statements,
+    };
+    log(
+      `takeover (${mode} summary): ${out[mode].ms.median} ms constructor → request, ${rows.rowsRead} rows, ${((rows.bytesRead ?? 0) / MB).toFixed(1)} MB read, peak +${out[mode].peakMB.median.toFixed(1)} MB`,
+    );
+  }
+  await b.call("BENCH_SESSION", name, "benchRewind", [false]);
+  return out;
+}
+
+type ColdStart = {
+  bundleGzipBytes: number;
+  bundleBytes: number;
+  first: Record<string, { wall: Stat; cpu: Stat; constructMs: Stat }>;
+};
+
+async function coldStart(b: Bench): Promise<ColdStart> {
+  const first: ColdStart["first"] = {};
+  for (const [key, name] of [
+    ["1k", "step-1000"],
+    ["100k", "step-100000"],
+  ] as const) {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    const cons: number[] = [];
+    for (let run = 0; run <= RUNS; run++) {
+      await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+      await b.call("BENCH_LOG", "warm", "empty");
+      await b.empty("BENCH_LOG", "warm");
+      const r = await b.call<{ constructMs: number; getSessionMs: number; ok: boolean }>(
+        "BENCH_SESSION",
+        name,
+        "benchFirstSession",
+      );
+      if (!r.value.ok) throw new Error(`first getSession on ${name} failed`);
+      if (run === 0) continue;
+      const base = b.baseline("BENCH_LOG");
+      wall.push(r.wallMs - base.wall);
+      cpu.push(r.cpuMs - base.cpu);
+      cons.push(r.value.constructMs);
+    }
+    first[key] = { wall: stat(wall), cpu: stat(cpu), constructMs: stat(cons) };
+  }
+  // The Worker as deployed: wrangler's dry-run bundle of the app, gzipped.
+  const outdir = scratchDir("hw-bench-bundle-");
+  execFileSync(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...QUIET_WRANGLER_ENV },
+    stdio: "ignore",
+  });
+  let bundleBytes = 0;
+  let bundleGzipBytes = 0;
+  for (const f of readdirSync(outdir)) {
+    if (!/\.(m?js|wasm)$/.test(f)) continue;
+    const bytes = readFileSync(join(outdir, f));
+    bundleBytes += bytes.length;
+    bundleGzipBytes += gzipSync(bytes).length;
+  }
+  return { bundleGzipBytes, bundleBytes, first };
+}
+
+async function wholeTurns(b: Bench): Promise<Cost> {
+  return measure("ms", async () => {
+    await b.empty("BENCH_SESSION", "commit-1000");
+    const r = await b.call("BENCH_SESSION", "commit-1000", "benchTurnCommits", [BATCH.turns]);
+    return b.perOp("BENCH_SESSION", r, BATCH.turns);
+  });
 }
 
 // ---- the real app: restart → continued model call ------------------------------------------
@@ -721,6 +1000,21 @@ function printTable() {
 /** The whole bench: measures, prints the table, writes the results. */
 export async function main(): Promise<void> {
   if (process.env.HW_BENCH_ONLY === "bytes") return bytesOnly();
+  if (process.env.HW_BENCH_ONLY === "steps") {
+    const persistTo = scratchDir("hw-bench-steps-");
+    const bench = new Bench(await startBenchWorker(persistTo));
+    try {
+      await fillSessions(bench);
+      const st = await steps(bench);
+      const tk = await takeovers(bench);
+      const cs = await coldStart(bench);
+      const wt = await wholeTurns(bench);
+      console.log(JSON.stringify({ st, tk, cs, wt }, null, 1));
+    } finally {
+      await bench.srv.stop();
+    }
+    return;
+  }
   // Where a 10 MiB result's peak comes from: each stage of its path on a fresh workerd.
   if (process.env.HW_BENCH_ONLY === "mem") {
     for (const stop of [1, 2, 3, 9])
@@ -736,11 +1030,19 @@ export async function main(): Promise<void> {
   let st: StorageResults;
   let ctx: ContextResults;
   let bytes: BytesResults;
+  let stepR: StepResults;
+  let takeR: TakeoverResults;
+  let coldR: ColdStart;
+  let turnR: Cost;
   try {
     await fillContest(bench);
     st = await storage(bench);
     await fillSessions(bench);
     ctx = await context(bench);
+    stepR = await steps(bench);
+    takeR = await takeovers(bench);
+    coldR = await coldStart(bench);
+    turnR = await wholeTurns(bench);
     await coldMemory(bench, persistTo, ctx);
     bytes = await bytesFigures(bench);
   } catch (err) {

@@ -12,7 +12,7 @@ import {
   utf8Bytes,
 } from "../contract";
 import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
-import { createConfiguredProvider, type ModelConfig } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
@@ -42,6 +42,8 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Bench only (bench/runner.ts restart): when this object came up, as its own clock says.
+    if ((env as { HW_BENCH_CLOCK?: string }).HW_BENCH_CLOCK === "1") console.log(`hw-bench constructed ${Date.now()}`);
     const sql = ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
     transactionSync(() => applyMigrations(sql));
@@ -55,7 +57,7 @@ export class SessionObject extends DurableObject<Env> {
       setAlarm: (at) => ctx.storage.setAlarm(at),
       deleteAlarm: () => ctx.storage.deleteAlarm(),
       // Each provider gets only its own credentials (CONTRACT §1).
-      providerFor: (model) => createConfiguredProvider(env, model, (i, init) => fetch(i, init)),
+      providerFor: (model) => this.modelProvider(model),
       fetch: (i, init) => fetch(i, init),
       config: {
         httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
@@ -69,6 +71,11 @@ export class SessionObject extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(() => this.#runtime.ensureAlarm(() => ctx.storage.getAlarm()));
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+  }
+
+  /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
+  protected modelProvider(model: ModelConfig): ModelProvider {
+    return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
