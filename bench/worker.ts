@@ -516,7 +516,12 @@ export type FillShape = {
   /** The session's model context window (large, so no fill triggers a compaction in a step bench). */
   contextWindow: number;
 };
-const DEFAULT_SHAPE: FillShape = { tail: 200, offloads: 0, open: "small", contextWindow: MODEL.contextWindow };
+const DEFAULT_SHAPE: FillShape = {
+  tail: CHECKPOINT_TAIL,
+  offloads: 0,
+  open: "small",
+  contextWindow: MODEL.contextWindow,
+};
 /** Events and offloaded results of the long open turn (issue 12, item 5). */
 const LONG_OPEN_EVENTS = 2_000;
 const LONG_OPEN_OFFLOADS = 50;
