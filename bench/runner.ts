@@ -31,6 +31,7 @@ import {
   stableWorkerd,
   startBenchWorker,
 } from "./procs";
+import { summarize, withCpuProfile } from "./profile";
 import { startRestate } from "./restate";
 
 const RUNS = 5;
@@ -716,7 +717,14 @@ async function coldStart(b: Bench): Promise<ColdStart> {
     }
     first[key] = { wall: stat(wall), cpu: stat(cpu), constructMs: stat(cons) };
   }
-  // The Worker as deployed: wrangler's dry-run bundle of the app, gzipped.
+  return { bundleGzipBytes: Number.NaN, bundleBytes: Number.NaN, first };
+}
+
+/**
+ * The Worker as deployed: wrangler's dry-run bundle of the app, gzipped. Run while no bench
+ * Worker is up: the dry run writes under the tree, which `wrangler dev` would reload on.
+ */
+function bundleSize(): { bundleGzipBytes: number; bundleBytes: number } {
   const outdir = scratchDir("hw-bench-bundle-");
   execFileSync(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
     cwd: REPO_ROOT,
@@ -731,7 +739,7 @@ async function coldStart(b: Bench): Promise<ColdStart> {
     bundleBytes += bytes.length;
     bundleGzipBytes += gzipSync(bytes).length;
   }
-  return { bundleGzipBytes, bundleBytes, first };
+  return { bundleGzipBytes, bundleBytes };
 }
 
 async function wholeTurns(b: Bench): Promise<Cost> {
@@ -845,10 +853,11 @@ export async function restart(): Promise<RestartResults> {
 
 type Received = { seq: number; digest: string; at: string; recvAt: number };
 
-type Client = { socket: WebSocket; events: Received[]; ready: Promise<void> };
+type Client = { socket: WebSocket; events: Received[]; ready: Promise<void>; after?: number };
 
-function connect(w: Wrangler, id: string): Client {
-  const socket = new WebSocket(`${w.url.replace(/^http/, "ws")}/v1/sessions/${id}/ws`, {
+function connect(w: Wrangler, id: string, after?: number): Client {
+  const q = after === undefined ? "" : `?after=${after}`;
+  const socket = new WebSocket(`${w.url.replace(/^http/, "ws")}/v1/sessions/${id}/ws${q}`, {
     headers: { authorization: `Bearer ${TOKEN}` },
   });
   const events: Received[] = [];
@@ -863,7 +872,7 @@ function connect(w: Wrangler, id: string): Client {
     if (frame.type === "ready") markReady();
     if (frame.type === "event" && frame.event) events.push({ ...frame.event, recvAt });
   });
-  return { socket, events, ready };
+  return { socket, events, ready, after };
 }
 
 type FanoutRun = { p50: number; p99: number; clients: number; inOrder: number; events: number; deliveries: number };
@@ -966,6 +975,83 @@ export async function fanout(): Promise<FanoutResults[]> {
   return out;
 }
 
+// ---- reconnect storm (item 7) ----------------------------------------------------------------
+
+type StormResults = { clients: number; exactlyOnce: number; events: number; catchUp: { p50: number; p99: number } };
+
+/**
+ * 50 clients on one session; while its turn runs (a fake model that answers six no-op tool
+ * calls, 150 ms apart, then streams its text), all of them drop their socket at once and
+ * reconnect with `after` = the last seq each saw. Each must end with every event exactly once,
+ * in order (digests checked against the log).
+ */
+export async function reconnectStorm(): Promise<StormResults> {
+  const clients = 50;
+  let requests = 0;
+  const fake: FakeOpenAI = await startFakeOpenAI(() =>
+    ++requests % 7 !== 0
+      ? { toolCalls: [{ name: "list_files", args: {} }], delayMs: 150 }
+      : { text: "All done, the storm is over. ".repeat(8), chunkDelayMs: 30 },
+  );
+  const persistTo = scratchDir("hw-bench-storm-");
+  const vars = { API_TOKENS: TOKEN, MODEL_BASE_URL: fake.url, MODEL_API_KEY: "x", MODEL_NAME: "fake-model" };
+  const w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
+  try {
+    const id = String((await api(w, "POST", "/v1/sessions", { title: "storm" })).id);
+    const first = Array.from({ length: clients }, () => connect(w, id));
+    await Promise.all(first.map((c) => c.ready));
+    await api(w, "POST", `/v1/sessions/${id}/messages`, { text: "Weather the storm." });
+    // Mid-turn: once every client has seen the first model request.
+    for (let i = 0; i < 200 && first.some((c) => c.events.length < 3); i++) await sleep(20);
+    const second: Client[] = [];
+    const catchUp: number[] = [];
+    await Promise.all(
+      first.map(async (c) => {
+        c.socket.close();
+        const after = c.events.at(-1)?.seq ?? 0;
+        const t0 = Date.now();
+        const again = connect(w, id, after);
+        second.push(again);
+        await again.ready;
+        catchUp.push(Date.now() - t0);
+      }),
+    );
+    let highWater = 0;
+    for (let i = 0; ; i++) {
+      const s = await api(w, "GET", `/v1/sessions/${id}`);
+      if (!s.openTurn) {
+        highWater = Number(s.highWater);
+        break;
+      }
+      if (i > 600) throw new Error("storm: the turn did not finish");
+      await sleep(100);
+    }
+    const log = (await api(w, "GET", `/v1/sessions/${id}/events?after=0&limit=1000`)) as unknown as {
+      events: { seq: number; digest: string }[];
+    };
+    let exactlyOnce = 0;
+    for (let i = 0; i < clients; i++) {
+      const a = first[i]!;
+      const b = second[i]!; // pushed in the order of `first`, before any await
+      for (let j = 0; j < 100 && (b.events.at(-1)?.seq ?? a.events.at(-1)?.seq ?? 0) < highWater; j++) await sleep(50);
+      const all = [...a.events, ...b.events];
+      if (all.length === highWater && all.every((e, k) => e.seq === k + 1 && e.digest === log.events[k]?.digest))
+        exactlyOnce++;
+    }
+    for (const c of second) c.socket.close();
+    return {
+      clients,
+      exactlyOnce,
+      events: highWater,
+      catchUp: { p50: percentile(catchUp, 50), p99: percentile(catchUp, 99) },
+    };
+  } finally {
+    await w.stop();
+    await fake.close();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
 // ---- the table ------------------------------------------------------------------------------
 
 type Row = { measure: string; value: string; wall: string; ratio: string; target: string; met: string };
@@ -1018,6 +1104,39 @@ function printTable() {
 /** The whole bench: measures, prints the table, writes the results. */
 export async function main(): Promise<void> {
   if (process.env.HW_BENCH_ONLY === "bytes") return bytesOnly();
+  if (process.env.HW_BENCH_ONLY === "profile") {
+    const persistTo = scratchDir("hw-bench-profile-");
+    const inspector = await freePort();
+    const bench = new Bench(await startBenchWorker(persistTo, inspector));
+    try {
+      await fillShaped(bench, "step-10000", 10_000, { open: "none", tail: 200, offloads: 0 });
+      await fillShaped(bench, "rec-100000", 100_000, { open: "long", tail: 200, offloads: 0 });
+      await bench.call("BENCH_SESSION", "rec-100000", "benchMark");
+      for (const [title, name, args, times] of [
+        ["per-step overhead: 20 steps of one no-op call, 10k events", "step-10000", [OVERHEAD_K, 1], 10],
+        ["durable steps: 50 no-op calls in one answer", "steps-peer", [1, STEPS_N], 10],
+      ] as const) {
+        await bench.call("BENCH_SESSION", name, "benchTurn", [...args]);
+        const { profile } = await withCpuProfile(inspector, async () => {
+          for (let i = 0; i < times; i++) await bench.call("BENCH_SESSION", name, "benchTurn", [...args]);
+        });
+        console.log(`\n== ${title} (${times} turns)\n${summarize(profile)}`);
+      }
+      for (const cold of [false, true]) {
+        await bench.call("BENCH_SESSION", "rec-100000", "benchRewind", [cold]);
+        await bench.callExpectingError("BENCH_SESSION", "rec-100000", "benchAbort");
+        const { value, profile } = await withCpuProfile(inspector, () =>
+          bench.call<TakeoverAnswer>("BENCH_SESSION", "rec-100000", "benchTakeover"),
+        );
+        console.log(
+          `\n== takeover @100k, summary ${cold ? "cold" : "warm"}: ${value.value.toRequestMs} ms\n${summarize(profile)}`,
+        );
+      }
+    } finally {
+      await bench.srv.stop();
+    }
+    return;
+  }
   if (process.env.HW_BENCH_ONLY === "steps") {
     const persistTo = scratchDir("hw-bench-steps-");
     const bench = new Bench(await startBenchWorker(persistTo));
@@ -1027,7 +1146,9 @@ export async function main(): Promise<void> {
       const tk = await takeovers(bench);
       const cs = await coldStart(bench);
       const wt = await wholeTurns(bench);
-      console.log(JSON.stringify({ st, tk, cs, wt }, null, 1));
+      await bench.srv.stop();
+      const storm = await reconnectStorm();
+      console.log(JSON.stringify({ st, tk, cs, wt, storm, bundle: bundleSize() }, null, 1));
     } finally {
       await bench.srv.stop();
     }
@@ -1070,8 +1191,10 @@ export async function main(): Promise<void> {
     await bench.srv.stop();
     rmSync(persistTo, { recursive: true, force: true });
   }
+  Object.assign(coldR, bundleSize());
   const rs = await restart();
   const fo = await fanout();
+  const storm = await reconnectStorm();
 
   // append
   const [small, , large] = SIZES;
@@ -1358,6 +1481,19 @@ export async function main(): Promise<void> {
     );
   }
 
+  // Fails if a socket's catch-up replay and the live pump overlap (a duplicate) or leave a gap.
+  info(
+    `reconnect storm: ${storm.clients} clients reconnect with after= mid-turn, ready after, ms p50 / p99 (wall)`,
+    `${fmt(storm.catchUp.p50, 0)} / ${fmt(storm.catchUp.p99, 0)}`,
+  );
+  target(
+    `reconnect storm: ${storm.clients} clients, every event exactly once, in order`,
+    `${storm.exactlyOnce}/${storm.clients}`,
+    `${storm.events} events`,
+    "all clients",
+    storm.exactlyOnce === storm.clients,
+  );
+
   reportBytes(bytes, { info, target });
 
   const seconds = (Date.now() - started) / 1000;
@@ -1382,6 +1518,7 @@ export async function main(): Promise<void> {
     context: ctx,
     restart: rs,
     fanout: fo,
+    storm,
     steps: stepR,
     takeover: takeR,
     coldStart: coldR,
