@@ -487,6 +487,7 @@ async function coldMemory(b: Bench, persistTo: string, out: ContextResults) {
   await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [1]);
   out.memory.contextPeakMB = (memory(pid).hwm - beforeCtx.rss) / MB;
   // The real takeover (item 5) on this fresh process, where the heap has no slack left by earlier phases.
+  await b.call("BENCH_SESSION", obj, "benchCountNext", [false]); // module state: the next fresh instance
   resetPeak(pid);
   const beforeTake = memory(pid);
   const take = await b.call<TakeoverAnswer>("BENCH_SESSION", "rec-100000", "benchTakeover");
@@ -659,8 +660,12 @@ async function takeovers(b: Bench): Promise<TakeoverResults> {
     const cpu: number[] = [];
     const peaks: number[] = [];
     let last: TakeoverAnswer | null = null;
-    for (let run = 0; run <= RUNS; run++) {
+    // Runs 0..RUNS are timed with the SQL counter off (run 0 is the warm-up); one more, untimed,
+    // counts rows and bytes.
+    for (let run = 0; run <= RUNS + 1; run++) {
+      const counted = run === RUNS + 1;
       await b.call("BENCH_SESSION", name, "benchRewind", [mode === "cold"]);
+      await b.call("BENCH_SESSION", name, "benchCountNext", [counted]);
       await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
       await b.call("BENCH_LOG", "warm", "empty");
       const pid = b.srv.workerd;
@@ -669,7 +674,10 @@ async function takeovers(b: Bench): Promise<TakeoverResults> {
       const r = await b.call<TakeoverAnswer>("BENCH_SESSION", name, "benchTakeover");
       const peak = cleared ? (memory(pid).hwm - before.rss) / MB : Number.NaN;
       if (!r.value.closed || r.value.requests !== 1) throw new Error(`takeover (${mode}): ${JSON.stringify(r.value)}`);
-      last = r.value;
+      if (counted) {
+        last = r.value;
+        continue;
+      }
       if (run === 0) continue;
       ms.push(r.value.toRequestMs);
       alarmMs.push(r.value.alarmToRequestMs);
