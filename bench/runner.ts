@@ -15,6 +15,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -811,12 +813,24 @@ export async function restart(): Promise<RestartResults> {
     index % 2 === 0 ? { text: "never finishes", hangAfterChunks: 2 } : { text: "continued after the restart" },
   );
   const persistTo = scratchDir("hw-bench-restart-");
+  // Where the session object reports when it was constructed (bench-only var, off by default).
+  const clocks: number[] = [];
+  const clockServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      clocks.push(Number(body));
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => clockServer.listen(0, "127.0.0.1", () => r()));
+  const clockUrl = `http://127.0.0.1:${(clockServer.address() as AddressInfo).port}/clock`;
   const vars = {
     API_TOKENS: TOKEN,
     MODEL_BASE_URL: fake.url,
     MODEL_API_KEY: "x",
     MODEL_NAME: "fake-model",
-    HW_BENCH_CLOCK: "1",
+    HW_BENCH_CLOCK_URL: clockUrl,
   };
   let w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
   try {
@@ -830,6 +844,7 @@ export async function restart(): Promise<RestartResults> {
       let inspectorPort = await freePort();
       while (inspectorPort === port) inspectorPort = await freePort();
       const watching = new AbortController();
+      clocks.length = 0;
       const spawnedAt = Date.now();
       const healthy = firstHealthy(`http://127.0.0.1:${port}`, watching.signal);
       w = await startWrangler({ persistTo, vars, port, inspectorPort, env: QUIET_WRANGLER_ENV });
@@ -837,12 +852,9 @@ export async function restart(): Promise<RestartResults> {
       watching.abort();
       const continued = (await fake.waitForRequests(2 * run + 2, 60_000))[2 * run + 1]!;
       // The session object's own clock (HW_BENCH_CLOCK): when it was constructed on the new process.
-      // wrangler forwards the object's console output with some delay: wait for the line.
-      let constructedAt = Number.NaN;
-      for (let i = 0; i < 100 && Number.isNaN(constructedAt); i++) {
-        constructedAt = Number(/hw-bench constructed (\d+)/.exec(w.logs())?.[1] ?? Number.NaN);
-        if (Number.isNaN(constructedAt)) await sleep(50);
-      }
+      // The session object's constructor on the new process reports its own Date.now() (HW_BENCH_CLOCK_URL).
+      for (let i = 0; i < 100 && clocks.length === 0; i++) await sleep(50);
+      const constructedAt = clocks[0] ?? Number.NaN;
       fromConstruct.push(continued.at - constructedAt);
       fromReady.push(continued.at - readyAt);
       fromSpawn.push(continued.at - spawnedAt);
@@ -861,6 +873,7 @@ export async function restart(): Promise<RestartResults> {
   } finally {
     await w.stop();
     await fake.close();
+    clockServer.close();
     rmSync(persistTo, { recursive: true, force: true });
   }
   return {
@@ -1214,10 +1227,11 @@ export async function main(): Promise<void> {
     await bench.srv.stop();
     rmSync(persistTo, { recursive: true, force: true });
   }
-  Object.assign(coldR, bundleSize());
   const rs = await restart();
   const fo = await fanout();
   const storm = await reconnectStorm();
+  // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
+  Object.assign(coldR, bundleSize());
 
   // append
   const [small, , large] = SIZES;

@@ -42,8 +42,9 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Bench only (bench/runner.ts restart): when this object came up, as its own clock says.
-    if ((env as { HW_BENCH_CLOCK?: string }).HW_BENCH_CLOCK === "1") console.log(`hw-bench constructed ${Date.now()}`);
+    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
+    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
+    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     const sql = ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
     transactionSync(() => applyMigrations(sql));
