@@ -12,7 +12,7 @@ import {
   utf8Bytes,
 } from "../contract";
 import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
-import { createConfiguredProvider, type ModelConfig } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import { SessionRuntime, turnOfRun } from "../runtime";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
@@ -48,6 +48,9 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
+    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
+    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -74,7 +77,7 @@ export class SessionObject extends DurableObject<Env> {
       setAlarm: (at) => ctx.storage.setAlarm(at),
       deleteAlarm: () => ctx.storage.deleteAlarm(),
       // Each provider gets only its own credentials (CONTRACT §1).
-      providerFor: (model) => createConfiguredProvider(env, model, (i, init) => fetch(i, init)),
+      providerFor: (model) => this.modelProvider(model),
       fetch: (i, init) => fetch(i, init),
       config: {
         httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
@@ -105,6 +108,11 @@ export class SessionObject extends DurableObject<Env> {
     if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
       throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
     return { runtime, store: this.#store };
+  }
+
+  /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
+  protected modelProvider(model: ModelConfig): ModelProvider {
+    return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
