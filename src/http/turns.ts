@@ -1,7 +1,7 @@
 import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
-import { Decision, PostMessage, parseInput } from "./schemas";
+import { Decision, DismissNotice, PostMessage, parseInput } from "./schemas";
 import type { EdgeApp } from "./types";
 
 /** What moves a turn: messages, stop, approval decisions. */
@@ -32,6 +32,13 @@ export function turnRoutes(app: EdgeApp): void {
       if (!(await c.get("session").hasApproval(requestId))) throw new ApiError("not_found", "unknown approval");
       const body = parseInput(Decision, await readJson(c, undefined));
       return c.json(unwrap(await c.get("session").decide({ requestId, ...body })));
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/recovery-notice/dismiss", {
+    POST: async (c) => {
+      const body = parseInput(DismissNotice, await readJson(c, undefined));
+      return c.json(unwrap(await c.get("session").dismissRecoveryNotice(body)));
     },
   });
 }

@@ -39,5 +39,6 @@ export {
   type SessionStatus,
   type SessionSummary,
   toSession,
+  withArgsDigest,
 } from "./summary";
 export { buildTranscript, type TranscriptItem } from "./transcript";

@@ -1,4 +1,4 @@
-import type { Event, TokenUsage } from "../log";
+import { canonical, type Event, sha256Hex, type TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
@@ -12,7 +12,8 @@ export type SessionOptions = {
   locationHint?: string;
 };
 
-export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
+/** `argsDigest` (CONTRACT §7.17) is recorded with the request; older requests lack it. */
+export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown; argsDigest?: string };
 /** CONTRACT §7.11: which calls were re-run, which need review, which model calls were re-issued. */
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 export type CloseReason = "completed" | "stopped" | "failed";
@@ -175,7 +176,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     highWater: s.highWater,
     headDigest: s.headDigest,
     model: s.model,
-    pendingApprovals: s.pendingApprovals,
+    pendingApprovals: s.pendingApprovals.map(withArgsDigest),
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
     createdAt: s.createdAt,
@@ -183,3 +184,9 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
   };
 }
 export type Session = ReturnType<typeof toSession>;
+
+/** A pending approval with the digest its decision must echo (CONTRACT §7.17). */
+export function withArgsDigest(p: PendingApproval): PendingApproval & { argsDigest: string } {
+  // A request recorded before digests were: its args are as the request holds them.
+  return { ...p, argsDigest: p.argsDigest ?? sha256Hex(canonical(p.args ?? null)) };
+}

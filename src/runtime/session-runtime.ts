@@ -16,7 +16,14 @@ import {
 } from "../projections";
 import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
-import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
+import {
+  appendMessage,
+  createSession,
+  decideApproval,
+  dismissRecoveryNotice,
+  patchSession,
+  stopTurn,
+} from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
@@ -195,10 +202,19 @@ export class SessionRuntime implements RuntimeCtx {
     return answer;
   }
 
-  async decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Session> {
+  async decide(input: {
+    requestId: string;
+    decision: "approve" | "reject";
+    reason?: string;
+    argsDigest?: string;
+  }): Promise<Session> {
     decideApproval(this, input);
     await this.#kick();
     return this.session();
+  }
+
+  dismissRecoveryNotice(input: { atSeq: number }): Session {
+    return dismissRecoveryNotice(this, input);
   }
 
   /** Stop: the block of CONTRACT §3, then the model stream and running tools are aborted. */

@@ -111,8 +111,17 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => this.#runtime.stop());
   }
 
-  decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Result<Session>> {
+  decide(input: {
+    requestId: string;
+    decision: "approve" | "reject";
+    reason?: string;
+    argsDigest?: string;
+  }): Promise<Result<Session>> {
     return asResult(() => this.#runtime.decide(input));
+  }
+
+  dismissRecoveryNotice(input: { atSeq: number }): Promise<Result<Session>> {
+    return asResult(() => this.#runtime.dismissRecoveryNotice(input));
   }
 
   readEvents(after: number, limit: number) {
@@ -230,6 +239,8 @@ export class SessionObject extends DurableObject<Env> {
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: this.#runtime.session() }));
     pumpSocket(server, this.#store);
+    // CONTRACT §7.18: once caught up, the text streamed so far of a call in flight.
+    for (const frame of this.#runtime.inflightReplay()) server.send(JSON.stringify({ type: "delta", ...frame }));
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -275,7 +286,12 @@ export class SessionObject extends DurableObject<Env> {
         });
       result = await this.postMessage({ text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
     } else if (frame.type === "approval") {
-      result = await this.decide({ requestId: frame.requestId, decision: frame.decision, reason: frame.reason });
+      result = await this.decide({
+        requestId: frame.requestId,
+        decision: frame.decision,
+        reason: frame.reason,
+        argsDigest: frame.argsDigest,
+      });
     } else {
       result = await this.stop();
     }
