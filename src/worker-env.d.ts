@@ -18,6 +18,8 @@ declare namespace Cloudflare {
     HW_FAILPOINT?: string;
     HW_FAILPOINT_URL?: string;
     HW_TEST_MODE?: string;
+    /** Test-only: ms between the demo model's streamed chunks (default 15). */
+    HW_DEMO_CHUNK_DELAY_MS?: string;
   }
 }
 interface Env extends Cloudflare.Env {}

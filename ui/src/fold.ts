@@ -226,6 +226,31 @@ export class SessionFold {
   }
 }
 
+export type Streamed = { invocationId: string; attempt: number; kind: "text" | "thinking"; text: string };
+export type DeltaFrame = {
+  invocationId: string;
+  attempt?: number;
+  kind: "text" | "thinking";
+  text: string;
+  replace?: true;
+};
+
+/**
+ * Folds a streamed delta into the buffers keyed `${invocationId}:${kind}` (CONTRACT §4,
+ * §7.18): a later attempt drops the failed attempt's text, an earlier one is stale, and a
+ * replay (`replace`) replaces the buffer.
+ */
+export function applyDelta(streaming: Map<string, Streamed>, f: DeltaFrame): void {
+  const key = `${f.invocationId}:${f.kind}`;
+  const held = streaming.get(key);
+  const attempt = f.attempt ?? 1;
+  if (held && attempt < held.attempt) return;
+  if (f.replace || !held || attempt > held.attempt) {
+    for (const [k, s] of streaming) if (s.invocationId === f.invocationId && s.attempt < attempt) streaming.delete(k);
+    streaming.set(key, { invocationId: f.invocationId, attempt, kind: f.kind, text: f.text });
+  } else held.text += f.text;
+}
+
 /** A duration for people: 850 ms, 12.3 s, 4 min 05 s, 2 h 10 min. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

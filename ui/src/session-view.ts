@@ -17,7 +17,7 @@ import {
   type Session,
   type VerifyResult,
 } from "../../src/client";
-import { eventKind, formatBytes, formatDuration, SessionFold, type ShownItem } from "./fold";
+import { applyDelta, eventKind, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
 /** The page folds at most this many recent events, like `GET /transcript`. */
@@ -36,7 +36,6 @@ const VIEWS: { id: View; label: string }[] = [
   { id: "timeline", label: "Timeline" },
 ];
 
-type Streamed = { invocationId: string; attempt: number; kind: "text" | "thinking"; text: string };
 type Wait = { runId: string; waitId: string; kind: string; reason?: string } | null;
 
 export type SessionPageDeps = {
@@ -316,17 +315,8 @@ export function mountSession(deps: SessionPageDeps): () => void {
     }
   }
 
-  /** CONTRACT §4, §7.18: a later attempt replaces a failed one's text; a replay replaces the buffer. */
   function onDelta(f: Extract<ServerFrame, { type: "delta" }>) {
-    const key = `${f.invocationId}:${f.kind}`;
-    const held = streaming.get(key);
-    const attempt = f.attempt ?? 1;
-    if (held && attempt < held.attempt) return;
-    if (f.replace || !held || attempt > held.attempt) {
-      // A new attempt drops every kind of the older one.
-      for (const [k, s] of streaming) if (s.invocationId === f.invocationId && s.attempt < attempt) streaming.delete(k);
-      streaming.set(key, { invocationId: f.invocationId, attempt, kind: f.kind, text: f.text });
-    } else held.text += f.text;
+    applyDelta(streaming, f);
   }
 
   // ---- drawing ---------------------------------------------------------------------------
@@ -335,7 +325,10 @@ export function mountSession(deps: SessionPageDeps): () => void {
     frame = 0;
     if (left) return;
     const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 120;
+    const t = performance.now();
     render(page(), root);
+    // Set by the browser tests to measure how long a render takes.
+    (window as { __hwDraws?: number[] }).__hwDraws?.push(performance.now() - t);
     if (atBottom && view === "transcript" && streamingOrNew()) window.scrollTo({ top: document.body.scrollHeight });
   }
 
