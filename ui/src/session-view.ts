@@ -381,7 +381,9 @@ export function mountSession(deps: SessionPageDeps): () => void {
   }
 
   function timelineWidth(): number {
-    return Math.max(300, Math.min(root.clientWidth || 800, 1200));
+    // The panel's inner width: the chart is drawn to fit it, never wider.
+    const panel = root.querySelector<HTMLElement>(".panel");
+    return Math.max(280, Math.min((panel?.clientWidth ?? root.clientWidth) - 2 || 800, 1200));
   }
 
   function selectView(v: View) {

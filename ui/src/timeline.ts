@@ -64,8 +64,8 @@ export function timelineView(spans: Span[], marks: Mark[], now: number, width: n
   if (spans.length === 0 && marks.length === 0)
     return html`<p class="muted empty">Nothing has happened yet: send a message and the timeline fills in.</p>`;
   const t0 = Math.min(...spans.map((s) => s.start), ...marks.map((m) => m.at));
-  const t1 = Math.max(t0 + 1000, ...spans.map((s) => s.end ?? now), ...marks.map((m) => m.at));
-  const plotW = Math.max(120, width - GUTTER - 8);
+  const t1 = Math.max(t0 + 10, ...spans.map((s) => s.end ?? now), ...marks.map((m) => m.at));
+  const plotW = Math.max(120, width - GUTTER - 12);
   const x = (t: number) => GUTTER + ((t - t0) / (t1 - t0)) * plotW;
   const height = AXIS_H + LANES.length * LANE_H + 4;
   const step = tickStep(t1 - t0, Math.max(2, Math.floor(plotW / 90)));
