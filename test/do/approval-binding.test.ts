@@ -7,7 +7,7 @@ import { canonical, sha256Hex } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
 import { withSession } from "./context-harness";
 import { settledTo } from "./drive";
-import { allEvents, api, createSession, expectError } from "./helpers";
+import { allEvents, api, createSession, expectError, openSocket } from "./helpers";
 
 const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });
 
@@ -112,5 +112,47 @@ describe("dismissing the recovery notice", () => {
       // A fresh incarnation folds the same log to the same answer.
       expect(h.reopen(provider).session().recoveryNotice).toBeNull();
     });
+  });
+});
+
+describe("the socket: approvals bound to their args, and pings (CONTRACT §7.17, §7.19)", () => {
+  it("an approval frame with another digest gets a conflict error and decides nothing", async () => {
+    const { id, pending } = await waitingWrite();
+    const { probe } = await openSocket(id);
+    const ws = probe!;
+    await ws.waitFor((f) => f.type === "ready");
+    ws.send({
+      type: "approval",
+      id: "a1",
+      requestId: pending.requestId,
+      decision: "approve",
+      argsDigest: "1".repeat(64),
+    });
+    const err = await ws.waitFor((f) => f.type === "error" && f.id === "a1");
+    expect(err.error.code).toBe("conflict");
+    expect((await api(`/v1/sessions/${id}`)).body.pendingApprovals).toHaveLength(1);
+    ws.send({
+      type: "approval",
+      id: "a2",
+      requestId: pending.requestId,
+      decision: "reject",
+      argsDigest: pending.argsDigest,
+    });
+    const ack = await ws.waitFor((f) => f.type === "ack" && f.id === "a2");
+    expect(ack.result.pendingApprovals).toEqual([]);
+    ws.close();
+  });
+
+  it('the exact text {"type":"ping"} is answered {"type":"pong"}; any other ping is a malformed frame', async () => {
+    const s = await createSession();
+    const { probe } = await openSocket(s.id);
+    const ws = probe!;
+    await ws.waitFor((f) => f.type === "ready");
+    ws.send('{"type":"ping"}');
+    await ws.waitFor((f) => f.type === "pong");
+    ws.send('{"type":"ping","id":"p1"}');
+    const err = await ws.waitFor((f) => f.type === "error" && f.id === "p1");
+    expect(err.error.code).toBe("bad_request");
+    ws.close();
   });
 });
