@@ -101,6 +101,8 @@ export type WebSocketLike = {
   close(code?: number, reason?: string): void;
   // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
   addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
+  // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
+  removeEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
 };
 
 /** `new WebSocket(url)` in browsers; `new WebSocket(url, { headers })` for `ws` in Node. */
