@@ -40,6 +40,14 @@ export type Trigger = {
   schedule: { everySeconds: number } | { cron: string } | { at: string };
   nextAt?: string;
 };
+export type RecordEntry = { n: number; text: string; refs: number[]; at?: string };
+export type RecordView = {
+  topic: string;
+  revision: number;
+  content: string;
+  coversEntry: number;
+  uncovered: RecordEntry[];
+};
 export type Run = {
   runId: string;
   trigger: string | null;
@@ -303,6 +311,28 @@ export class HighwaterClient {
   /** Releases a wait (`wait_for` or a step budget) naming its current `waitId`; 409 if stale. */
   resume(id: string, runId: string, input: { waitId: string; text?: string }): Promise<{ seq: number }> {
     return this.#json("POST", `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`, input);
+  }
+
+  /** Work records (CONTRACT §6): the topics, one topic with its uncovered entries, a revision, an entry. */
+  records(id: string): Promise<unknown> {
+    return this.#json("GET", `${sessionPath(id)}/records`);
+  }
+
+  record(id: string, topic: string): Promise<RecordView> {
+    return this.#json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
+  }
+
+  /** A new revision of a topic's summary; 409 if `expectedRevision` is stale. */
+  putRecord(
+    id: string,
+    topic: string,
+    body: { content: string; expectedRevision: number; coversEntry?: number },
+  ): Promise<{ topic: string; revision: number }> {
+    return this.#json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
+  }
+
+  appendRecordEntry(id: string, topic: string, body: { text: string; refs?: number[] }): Promise<unknown> {
+    return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */

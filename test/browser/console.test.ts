@@ -425,10 +425,12 @@ describe("browser console", () => {
     // A slow demo stream (1.5 s between chunks), so that there is time to open a page mid-answer.
     const dir = makePersistDir("hw-browser-slow-");
     const slow = await startWrangler({ persistTo: dir, vars: { API_TOKENS: TOKEN, HW_DEMO_CHUNK_DELAY_MS: "1500" } });
+    const pages: Page[] = [];
     try {
       const client = new HighwaterClient({ baseUrl: slow.url, token: TOKEN });
       const s = await client.createSession({ title: "Mid-stream", tools: ["list_files"] });
       const first = await newPage(TOKEN);
+      pages.push(first.page);
       await first.page.goto(`${slow.url}/s/${s.id}`);
       await first.page.locator(".conn", { hasText: "live" }).waitFor();
       await client.sendMessage(s.id, TASK);
@@ -438,6 +440,7 @@ describe("browser console", () => {
         .toBeGreaterThan(0);
 
       const late = await newPage(TOKEN);
+      pages.push(late.page);
       const replays: string[] = [];
       late.page.on("websocket", (ws) =>
         ws.on("framereceived", (f) => {
@@ -458,9 +461,9 @@ describe("browser console", () => {
       expect(first.pageErrors).toEqual([]);
       expect(late.pageErrors).toEqual([]);
       await client.stop(s.id);
-      await first.page.close();
-      await late.page.close();
     } finally {
+      // A page left open would keep reconnecting to a stopped worker for the rest of the suite.
+      for (const p of pages) await p.close();
       await slow.stop();
       rmSync(dir, { recursive: true, force: true });
     }
