@@ -235,6 +235,32 @@ describe("browser console", () => {
     await page.close();
   });
 
+  it("a card whose arguments do not match the pending digest cannot be approved", async () => {
+    const s = await api.createSession({ title: "Tampered", approvals: [{ tool: "write_file" }] });
+    await api.sendMessage(s.id, TASK);
+    await expect.poll(async () => (await api.getSession(s.id)).status, { timeout: 60_000 }).toBe("waiting_approval");
+    const { page, pageErrors } = await newPage(TOKEN);
+    // The page is told another digest than that of the arguments it shows.
+    const forged = "0".repeat(64);
+    await page.routeWebSocket(/\/ws\?/, (ws) => {
+      const server = ws.connectToServer();
+      server.onMessage((m) => ws.send(String(m).replace(/"argsDigest":"[0-9a-f]{64}"/g, `"argsDigest":"${forged}"`)));
+    });
+    await page.goto(`${worker.url}/s/${s.id}`);
+    const card = page.locator(".approval-card");
+    await card.getByRole("alert").waitFor();
+    expect(await card.getByRole("alert").textContent()).toContain("do not match");
+    expect(await page.getByRole("button", { name: "Approve" }).isDisabled()).toBe(true);
+    // Reject sends the digest of what was shown, which is the real call's: it is accepted.
+    await page.getByRole("button", { name: "Reject" }).click();
+    await expect.poll(async () => (await api.getSession(s.id)).openTurn, { timeout: 60_000 }).toBe(false);
+    const decision = (await api.events(s.id, 0, 1000)).events.find((e) => e.actions?.permissionDecision)!;
+    expect(decision.actions!.permissionDecision!.decision).toBe("reject");
+    expect((decision.actions!.permissionDecision as { argsDigest?: string }).argsDigest).not.toBe(forged);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it("renders the Context, Log, Files and Timeline views from a demo session", async () => {
     const s = await demoSession("Four views");
     const { page, pageErrors } = await newPage(TOKEN);

@@ -17,6 +17,7 @@ import {
   type Session,
   type VerifyResult,
 } from "../../src/client";
+import { canonical } from "../../src/log/canonical";
 import { applyDelta, eventKind, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
@@ -55,6 +56,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
   const fold = new SessionFold();
   const streaming = new Map<string, Streamed>();
   const itemCache = new Map<string, { rev: number; actionable: boolean; tpl: TemplateResult }>();
+  const digests = new Map<string, string | null | "pending">();
   let session: Session | null = null;
   let conn: Connection | null = null;
   let connState: string = "connecting";
@@ -539,7 +541,8 @@ export function mountSession(deps: SessionPageDeps): () => void {
     const hit = itemCache.get(key);
     // Open tool calls show a live duration: they re-render on each frame until answered.
     const live = item.kind === "tool" && item.startedAt !== undefined && item.endedAt === undefined;
-    if (hit && hit.rev === item.rev && hit.actionable === actionable && !live) return hit.tpl;
+    // Approval cards are few and follow their digest check: never cached.
+    if (hit && hit.rev === item.rev && !actionable && !hit.actionable && !live) return hit.tpl;
     const tpl = itemView(item, approval);
     itemCache.set(key, { rev: item.rev, actionable, tpl });
     return tpl;
@@ -590,18 +593,29 @@ export function mountSession(deps: SessionPageDeps): () => void {
           : nothing
       }`;
     if (approval) {
-      // The whole arguments, not a preview: this is what the decision is bound to.
+      // The whole arguments, not a preview: this is what the decision is bound to. The digest
+      // sent is the one computed here from the arguments shown, checked against the server's.
       const bytes = new TextEncoder().encode(JSON.stringify(item.args) ?? "").length;
+      const shown = shownDigest(approval.requestId, item.args);
+      const mismatch = typeof shown === "string" && shown !== approval.argsDigest;
+      const digest = typeof shown === "string" ? shown : approval.argsDigest;
       return html`<li class="item tool approval-card" data-seq=${item.seq} data-state=${item.state}>
         <div class="tool-head">${head}</div>
         <div class="block">
           <span class="label">Arguments, ${formatBytes(bytes)} · digest <code>${approval.argsDigest.slice(0, 12)}…</code></span>
           <pre class="args" tabindex="0" aria-label="Arguments of ${item.tool}">${args}</pre>
         </div>
+        ${
+          mismatch
+            ? html`<p class="error" role="alert">
+              These arguments do not match the digest of the pending call: reload before deciding.
+            </p>`
+            : nothing
+        }
         <div class="approval" role="group" aria-label=${`Approval for ${item.tool}`}>
           <span>This call needs your approval.</span>
-          <button type="button" @click=${() => void decide(approval.requestId, "approve", approval.argsDigest)}>Approve</button>
-          <button type="button" class="danger" @click=${() => void decide(approval.requestId, "reject", approval.argsDigest)}>
+          <button type="button" ?disabled=${mismatch || shown === "pending"} @click=${() => void decide(approval.requestId, "approve", digest)}>Approve</button>
+          <button type="button" class="danger" ?disabled=${shown === "pending"} @click=${() => void decide(approval.requestId, "reject", digest)}>
             Reject
           </button>
         </div>
@@ -613,6 +627,29 @@ export function mountSession(deps: SessionPageDeps): () => void {
         ${block("Arguments", args)} ${item.response !== undefined ? block("Response", pretty(item.response)) : nothing}
       </details>
     </li>`;
+  }
+
+  /**
+   * sha256 of the canonical JSON of the arguments as shown (CONTRACT §7.17), computed once per
+   * approval; `null` where the page cannot hash (no WebCrypto outside a secure context).
+   */
+  function shownDigest(requestId: string, args: unknown): string | null | "pending" {
+    const known = digests.get(requestId);
+    if (known !== undefined) return known;
+    digests.set(requestId, "pending");
+    const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
+    const done = (d: string | null) => {
+      digests.set(requestId, d);
+      schedule();
+    };
+    if (blob && typeof blob.sha256 === "string") done(blob.sha256);
+    else if (!crypto.subtle) done(null);
+    else
+      crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical(args ?? null))).then(
+        (buf) => done(Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("")),
+        () => done(null),
+      );
+    return "pending";
   }
 
   // ---- Context ---------------------------------------------------------------------------
