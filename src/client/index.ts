@@ -446,7 +446,9 @@ export class HighwaterClient {
       minReconnectionDelay: options.minDelayMs ?? 250,
       maxReconnectionDelay: options.maxDelayMs ?? 10_000,
       reconnectionDelayGrowFactor: 2,
-      connectionTimeout: 10_000,
+      // An upgrade to an object that is starting (or a loaded dev machine) can take seconds;
+      // cutting it short only starts the next attempt from scratch.
+      connectionTimeout: 20_000,
     });
     const giveUp = (error: HighwaterError) => {
       if (closed) return;

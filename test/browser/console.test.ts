@@ -85,6 +85,16 @@ describe("browser console", () => {
     // Page scripts are strings: this file is type-checked without the DOM library.
     if (token) await page.addInitScript(`sessionStorage.setItem("highwater.token", ${JSON.stringify(token)})`);
     page.on("pageerror", (err) => pageErrors.push(String(err)));
+    if (process.env.HW_DEBUG_PAGES) {
+      page.on("console", (m) => console.log(`[page ${m.type()}] ${m.text()}`));
+      page.on("requestfailed", (r) => console.log(`[page requestfailed] ${r.url()} ${r.failure()?.errorText}`));
+      page.on("response", (r) => console.log(`[page response] ${r.status()} ${r.url()}`));
+      page.on("websocket", (ws) => {
+        console.log(`[page ws] open ${ws.url()}`);
+        ws.on("close", () => console.log(`[page ws] close ${ws.url()}`));
+        ws.on("framereceived", (f) => console.log(`[page ws] <- ${String(f.payload).slice(0, 80)}`));
+      });
+    }
     page.on("console", (msg) => {
       if (msg.type() === "error") pageErrors.push(msg.text());
     });
