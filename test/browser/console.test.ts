@@ -87,6 +87,16 @@ describe("browser console", () => {
     page.on("pageerror", (err) => pageErrors.push(String(err)));
     if (process.env.HW_DEBUG_PAGES) {
       page.on("console", (m) => console.log(`[page ${m.type()}] ${m.text()}`));
+      page.on("pageerror", (e) => console.log(`[page pageerror] ${e.stack ?? e}`));
+      page.on("crash", () => console.log("[page crash]"));
+      page.on("load", () => {
+        setTimeout(() => {
+          page
+            .evaluate(`[sessionStorage.getItem("highwater.token"), document.querySelector("#app")?.innerText.slice(0, 120)]`)
+            .then((v) => console.log(`[page state] ${page.url()} ${JSON.stringify(v)}`))
+            .catch(() => {});
+        }, 3000);
+      });
       page.on("requestfailed", (r) => console.log(`[page requestfailed] ${r.url()} ${r.failure()?.errorText}`));
       page.on("response", (r) => console.log(`[page response] ${r.status()} ${r.url()}`));
       page.on("websocket", (ws) => {

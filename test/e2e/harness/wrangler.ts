@@ -5,6 +5,7 @@
  * `kill9()` takes wrangler and workerd down at once, like a crashed machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -130,7 +131,12 @@ export function testConfigPath(): string {
     .replace(/^directory = "([^"]+)"$/m, (_m, p: string) => `directory = ${JSON.stringify(resolve(REPO_ROOT, p))}`);
   if (!text.includes(`main = ${JSON.stringify(resolve(REPO_ROOT, "src/worker.ts"))}`) || /^\[build\]/m.test(text))
     throw new Error("testConfigPath: wrangler.toml no longer has the shape this harness rewrites");
-  const dir = join(tmpdir(), "highwater-e2e-config");
+  // One directory per checkout: several clones (worktrees) on one machine must not serve each
+  // other's Worker and console because they share a config file.
+  const dir = join(
+    tmpdir(),
+    `highwater-e2e-config-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12)}`,
+  );
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "wrangler.toml");
   const tmp = `${file}.${process.pid}.tmp`;
