@@ -20,9 +20,9 @@ const AXIS_H = 22;
 
 /** Seconds between ticks that give about `n` ticks over `range` ms. */
 function tickStep(range: number, n: number): number {
-  const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400].map(
-    (s) => s * 1000,
-  );
+  const steps = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400,
+  ].map((s) => s * 1000);
   return steps.find((s) => range / s <= n) ?? steps.at(-1)!;
 }
 
