@@ -92,7 +92,9 @@ describe("browser console", () => {
       page.on("load", () => {
         setTimeout(() => {
           page
-            .evaluate(`[sessionStorage.getItem("highwater.token"), document.querySelector("#app")?.innerText.slice(0, 120)]`)
+            .evaluate(
+              `[sessionStorage.getItem("highwater.token"), document.querySelector("#app")?.innerText.slice(0, 120)]`,
+            )
             .then((v) => console.log(`[page state] ${page.url()} ${JSON.stringify(v)}`))
             .catch(() => {});
         }, 3000);

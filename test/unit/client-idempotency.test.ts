@@ -33,7 +33,8 @@ describe("the client always sends an idempotencyKey", () => {
       readyState = 1;
       constructor() {
         queueMicrotask(() => {
-          for (const l of listeners.message ?? []) l({ type: "message", data: JSON.stringify({ type: "ready", session: {} }) });
+          for (const l of listeners.message ?? [])
+            l({ type: "message", data: JSON.stringify({ type: "ready", session: {} }) });
         });
       }
       send(data: string) {
