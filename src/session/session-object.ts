@@ -199,6 +199,14 @@ export class SessionObject extends DurableObject<Env> {
       return runtime.decide({ requestId, ...parsed.value });
     });
   }
+  /** `POST /recovery-notice/dismiss` (CONTRACT §2, §7.11): 409 unless `atSeq` names the current notice. */
+  dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      return runtime.dismissRecoveryNotice(parsed.value);
+    });
+  }
 
   /** A page of events with the head, and whether the session may be cached at the edge (CONTRACT §7.22). */
   readEvents(caller: Caller, after: number, limit: number) {
@@ -356,6 +364,8 @@ export class SessionObject extends DurableObject<Env> {
       replaySocket(server, store, {
         onCaughtUp: (missedSession) => {
           if (missedSession) server.send(JSON.stringify({ type: "session", session: runtime.session() }));
+          // CONTRACT §7.18: once caught up, the text streamed so far of a call in flight.
+          for (const frame of runtime.inflightReplay()) server.send(JSON.stringify({ type: "delta", ...frame }));
         },
       }),
     );
@@ -408,7 +418,11 @@ export class SessionObject extends DurableObject<Env> {
     } else if (frame.type === "approval") {
       result = await this.decide(caller, frame.requestId, {
         ok: true,
-        value: { decision: frame.decision, ...(frame.reason !== undefined ? { reason: frame.reason } : {}) },
+        value: {
+          decision: frame.decision,
+          ...(frame.reason !== undefined ? { reason: frame.reason } : {}),
+          ...(frame.argsDigest !== undefined ? { argsDigest: frame.argsDigest } : {}),
+        },
       });
     } else {
       result = await this.stop(caller);
@@ -598,7 +612,7 @@ export class SessionObject extends DurableObject<Env> {
 
 /** A value the Worker parsed at its boundary, or why it is invalid (answered after the 404 checks). */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-type DecisionInput = { decision: "approve" | "reject"; reason?: string };
+type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
 
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 function isWritten(sql: SqlStorage): boolean {
