@@ -111,9 +111,15 @@ export type BenchServer = {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => process.exit(130));
 
 /** `wrangler dev -c bench/wrangler.bench.toml` through the e2e harness; resolves when /healthz answers. */
-export async function startBenchWorker(persistTo: string): Promise<BenchServer> {
+export async function startBenchWorker(persistTo: string, inspectorPort?: number): Promise<BenchServer> {
   const timeoutMs = 120_000;
-  const w = await startWrangler({ persistTo, config: "bench/wrangler.bench.toml", env: QUIET_WRANGLER_ENV, timeoutMs });
+  const w = await startWrangler({
+    persistTo,
+    config: "bench/wrangler.bench.toml",
+    env: QUIET_WRANGLER_ENV,
+    timeoutMs,
+    inspectorPort,
+  });
   // A workerd pid that stays the same for a second: should wrangler restart workerd after
   // all, the pid we measure would otherwise vanish.
   const workerd = await stableWorkerd(w.pid, w.port, Date.now() + timeoutMs).catch(async (err: Error) => {

@@ -14,9 +14,12 @@
  * clock.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
 import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
@@ -30,6 +33,8 @@ import {
   stableWorkerd,
   startBenchWorker,
 } from "./procs";
+import { summarize, withCpuProfile } from "./profile";
+import { startRestate } from "./restate";
 
 const RUNS = 5;
 /** The append contenders are cheap to run and noisy on a shared machine: more runs. */
@@ -37,7 +42,16 @@ const STORAGE_RUNS = 9;
 const SIZES = [1_000, 10_000, 100_000] as const;
 const CHAT_SIZES = [100, 1_000, 5_000] as const;
 /** Operations per timed call: enough for ≥ ~20 ms of work, so the empty call's cost is small beside it. */
-const BATCH = { raw: 5_000, ours: 2_500, agents: 700, readTail: 100, commit: 500 } as const;
+const BATCH = {
+  raw: 5_000,
+  rawHashed: 4_000,
+  ours: 2_500,
+  group8: 2_496,
+  agents: 700,
+  readTail: 100,
+  commit: 500,
+  turns: 40,
+} as const;
 const CHAT_BATCH: Record<(typeof CHAT_SIZES)[number], number> = { 100: 50, 1000: 5, 5000: 1 };
 const TOKEN = "bench-token";
 const MB = 1024 * 1024;
@@ -178,6 +192,8 @@ async function measure(unit: string, once: (run: number) => Promise<{ cpu: numbe
 
 type StorageResults = {
   raw: Record<number, Cost>;
+  rawHashed: Record<number, Cost>;
+  group8: Record<number, Cost>;
   ours: Record<number, Cost>;
   agents: Record<number, Cost>;
   readTail: Record<number, Cost>;
@@ -229,6 +245,8 @@ async function fillSessions(b: Bench) {
 async function storage(b: Bench): Promise<StorageResults> {
   const out: StorageResults = {
     raw: {},
+    rawHashed: {},
+    group8: {},
     ours: {},
     agents: {},
     readTail: {},
@@ -237,8 +255,8 @@ async function storage(b: Bench): Promise<StorageResults> {
     rpcOneAppend: { cpu: stat([0]), wall: stat([0]), unit: "ms" },
     sizes: {},
   };
-  type Contender = "raw" | "ours" | "agents";
-  const contenders: Contender[] = ["raw", "ours", "agents"];
+  type Contender = "raw" | "rawHashed" | "ours" | "group8" | "agents";
+  const contenders: Contender[] = ["raw", "rawHashed", "ours", "group8", "agents"];
   for (const size of SIZES) {
     const obj = `log-${size}`;
     const peer = `agents-${size}`;
@@ -258,8 +276,16 @@ async function storage(b: Bench): Promise<StorageResults> {
         return b.perOp("BENCH_AGENTS", r, BATCH.agents, 1000);
       }
       await b.empty("BENCH_LOG", obj);
-      const k = c === "raw" ? BATCH.raw : BATCH.ours;
-      const r = await b.call("BENCH_LOG", obj, c === "raw" ? "appendRaw" : "appendOurs", [k]);
+      const k = BATCH[c];
+      const [method, args] =
+        c === "raw"
+          ? ["appendRaw", [k]]
+          : c === "rawHashed"
+            ? ["appendRawHashed", [k]]
+            : c === "group8"
+              ? ["appendOursGroup", [k, 8]]
+              : ["appendOurs", [k]];
+      const r = await b.call("BENCH_LOG", obj, method, args);
       await b.call("BENCH_LOG", obj, "truncate", [size, size]);
       return b.perOp("BENCH_LOG", r, k, 1000); // µs per event
     };
@@ -361,6 +387,8 @@ type ContextResults = {
     contextPeakMB: number;
     coldWake: { cpuMs: number; wallMs: number };
     clearRefs: boolean;
+    takeoverPeakMB: number;
+    takeoverMs: number;
   };
 };
 
@@ -379,6 +407,8 @@ async function context(b: Bench): Promise<ContextResults> {
       contextPeakMB: Number.NaN,
       coldWake: { cpuMs: Number.NaN, wallMs: Number.NaN },
       clearRefs: false,
+      takeoverPeakMB: Number.NaN,
+      takeoverMs: Number.NaN,
     },
   };
   for (const size of SIZES) {
@@ -458,9 +488,286 @@ async function coldMemory(b: Bench, persistTo: string, out: ContextResults) {
   const beforeCtx = memory(pid);
   await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [1]);
   out.memory.contextPeakMB = (memory(pid).hwm - beforeCtx.rss) / MB;
+  // The real takeover (item 5) on this fresh process, where the heap has no slack left by earlier phases.
+  await b.call("BENCH_SESSION", obj, "benchCountNext", [false]); // module state: the next fresh instance
+  resetPeak(pid);
+  const beforeTake = memory(pid);
+  const take = await b.call<TakeoverAnswer>("BENCH_SESSION", "rec-100000", "benchTakeover");
+  out.memory.takeoverPeakMB = (memory(pid).hwm - beforeTake.rss) / MB;
+  out.memory.takeoverMs = take.value.toRequestMs;
   log(
     `cold wake @${size}: ${r.wallMs.toFixed(1)} ms, peak +${out.memory.coldPeakMB.toFixed(1)} MB (recovery), +${out.memory.contextPeakMB.toFixed(1)} MB (context build)`,
   );
+}
+
+// ---- durable steps against Restate; runtime overhead per step (issue 12, items 1 and 2) ---
+
+/** Durable steps per timed turn / invocation, and how many timed runs (after a warm-up). */
+const STEPS_N = 50;
+const STEP_RUNS = 11;
+/** Agent steps (answer → tool → next request) per timed turn in the overhead bench. */
+const OVERHEAD_K = 20;
+const OVERHEAD_RUNS = 7;
+
+type PerStep = { wall: Stat; cpu: Stat; p50: number; p99: number; unit: string };
+
+function perStepOf(
+  withN: { wall: number; cpu: number }[],
+  without: { wall: number; cpu: number }[],
+  n: number,
+): PerStep {
+  // (turn of n steps − median turn of 0 steps) / n, per run: the fixed cost of a turn or an
+  // invocation (HTTP, the message, the closing answer) cancels on both sides.
+  const w0 = stat(without.map((x) => x.wall)).median;
+  const c0 = stat(without.map((x) => x.cpu)).median;
+  const wall = withN.map((x) => Math.max(0, x.wall - w0) / n);
+  const cpu = withN.map((x) => Math.max(0, x.cpu - c0) / n);
+  return { wall: stat(wall), cpu: stat(cpu), p50: percentile(wall, 50), p99: percentile(wall, 99), unit: "ms" };
+}
+
+type StepResults = {
+  restate: PerStep & { inHandler: { p50: number; p99: number; steps: number }; durability: Record<string, string> };
+  ours: PerStep & { requests: number };
+  overhead: Record<string, PerStep & { events: number[]; inObject: { p50: number; p99: number } }>;
+};
+
+const OVERHEAD_SESSIONS = [
+  { key: "1k", name: "step-1000", size: 1_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  { key: "10k", name: "step-10000", size: 10_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  { key: "100k", name: "step-100000", size: 100_000, shape: { open: "none", tail: 200, offloads: 0 } },
+  // Same size and the same 2,400 events since the checkpoint; 3 or 300 of their results offloaded.
+  { key: "off3", name: "off-3", size: 10_000, shape: { open: "none", tail: 2_400, offloads: 3 } },
+  { key: "off300", name: "off-300", size: 10_000, shape: { open: "none", tail: 2_400, offloads: 300 } },
+] as const;
+
+async function fillShaped(b: Bench, name: string, size: number, shape: Record<string, unknown>) {
+  const t0 = Date.now();
+  for (;;) {
+    const r = await b.call<{ done: boolean; events: number; offloaded?: number }>("BENCH_SESSION", name, "benchFill", [
+      size,
+      { contextWindow: 1_000_000, ...shape },
+    ]);
+    if (r.value.done) {
+      log(
+        `filled ${name}: ${r.value.events} events, ${r.value.offloaded ?? 0} offloaded, in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
+      break;
+    }
+  }
+  // The fill wrote behind the object's runtime: the next call must meet a fresh instance.
+  await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+}
+
+type TurnAnswer = { requests: number; gapsMs: number[]; slices: number; highWater: number };
+
+async function steps(b: Bench): Promise<StepResults> {
+  const restate = await startRestate();
+  log(`restate-server up; durability as configured: ${JSON.stringify(restate.durability)}`);
+  try {
+    const peer = "steps-peer";
+    await b.call("BENCH_SESSION", peer, "benchTurn", [1, 2]); // creates the session; warm-up
+    const rN: { wall: number; cpu: number }[] = [];
+    const r0: { wall: number; cpu: number }[] = [];
+    const hN: { wall: number; cpu: number }[] = [];
+    const h0: { wall: number; cpu: number }[] = [];
+    const gaps: number[] = [];
+    let requests = 0;
+    for (let run = 0; run <= STEP_RUNS; run++) {
+      // Interleaved, so drift in machine load touches both sides alike.
+      const a = await restate.invoke(STEPS_N);
+      const z = await restate.invoke(0);
+      await b.empty("BENCH_SESSION", peer);
+      const t = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [1, STEPS_N]);
+      const t0 = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [0, 1]);
+      if (run === 0) continue;
+      rN.push({ wall: a.wallMs, cpu: a.cpuMs });
+      r0.push({ wall: z.wallMs, cpu: z.cpuMs });
+      const base = b.baseline("BENCH_SESSION");
+      hN.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
+      h0.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
+      gaps.push(...a.gapsNs.map((g) => g / 1e6));
+      requests = t.value.requests;
+    }
+    const out: StepResults = {
+      restate: {
+        ...perStepOf(rN, r0, STEPS_N),
+        inHandler: { p50: percentile(gaps, 50), p99: percentile(gaps, 99), steps: gaps.length },
+        durability: restate.durability,
+      },
+      ours: { ...perStepOf(hN, h0, STEPS_N), requests },
+      overhead: {},
+    };
+    log(
+      `durable step: restate ${out.restate.wall.median.toFixed(3)} ms (in handler p50 ${out.restate.inHandler.p50.toFixed(2)}), ours ${out.ours.wall.median.toFixed(3)} ms`,
+    );
+    await restate.stop();
+
+    for (const o of OVERHEAD_SESSIONS) await fillShaped(b, o.name, o.size, o.shape);
+    for (const o of OVERHEAD_SESSIONS) {
+      await b.call("BENCH_SESSION", o.name, "benchTurn", [2, 1]); // warm-up
+      const withK: { wall: number; cpu: number }[] = [];
+      const without: { wall: number; cpu: number }[] = [];
+      const events: number[] = [];
+      const inObject: number[] = [];
+      for (let run = 0; run <= OVERHEAD_RUNS; run++) {
+        await b.empty("BENCH_SESSION", o.name);
+        const t = await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [OVERHEAD_K, 1]);
+        const t0 = await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [0, 1]);
+        if (run === 0) continue;
+        const base = b.baseline("BENCH_SESSION");
+        withK.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
+        without.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
+        events.push(t0.value.highWater);
+        inObject.push(...t.value.gapsMs);
+      }
+      out.overhead[o.key] = {
+        ...perStepOf(withK, without, OVERHEAD_K),
+        events,
+        inObject: { p50: percentile(inObject, 50), p99: percentile(inObject, 99) },
+      };
+      log(
+        `step overhead ${o.key}: ${out.overhead[o.key]!.cpu.median.toFixed(3)} ms CPU, ${out.overhead[o.key]!.wall.median.toFixed(3)} ms wall per step`,
+      );
+    }
+    return out;
+  } finally {
+    await restate.stop();
+  }
+}
+
+// ---- recovery on the real path (item 5), cold start (item 6), whole turns (item 4) --------
+
+type TakeoverAnswer = {
+  constructMs: number;
+  constructRows: RowCount & { bytesRead?: number };
+  toRequestMs: number;
+  alarmToRequestMs: number;
+  rows: (RowCount & { bytesRead?: number }) | null;
+  requests: number;
+  closed: boolean;
+};
+type TakeoverResults = Record<
+  "warm" | "cold",
+  { ms: Stat; alarmMs: Stat; cpu: Stat; peakMB: Stat; rowsRead: number; bytesRead: number; statements: number }
+>;
+
+async function takeovers(b: Bench): Promise<TakeoverResults> {
+  const name = "rec-100000";
+  await fillShaped(b, name, 100_000, { open: "long", tail: 200, offloads: 0 });
+  await b.call("BENCH_SESSION", name, "benchMark");
+  const out = {} as TakeoverResults;
+  for (const mode of ["warm", "cold"] as const) {
+    const ms: number[] = [];
+    const alarmMs: number[] = [];
+    const cpu: number[] = [];
+    const peaks: number[] = [];
+    let last: TakeoverAnswer | null = null;
+    // Runs 0..RUNS are timed with the SQL counter off (run 0 is the warm-up); one more, untimed,
+    // counts rows and bytes.
+    for (let run = 0; run <= RUNS + 1; run++) {
+      const counted = run === RUNS + 1;
+      await b.call("BENCH_SESSION", name, "benchRewind", [mode === "cold"]);
+      await b.call("BENCH_SESSION", name, "benchCountNext", [counted]);
+      await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+      await b.call("BENCH_LOG", "warm", "empty");
+      const pid = b.srv.workerd;
+      const cleared = resetPeak(pid);
+      const before = memory(pid);
+      const r = await b.call<TakeoverAnswer>("BENCH_SESSION", name, "benchTakeover");
+      const peak = cleared ? (memory(pid).hwm - before.rss) / MB : Number.NaN;
+      if (!r.value.closed || r.value.requests !== 1) throw new Error(`takeover (${mode}): ${JSON.stringify(r.value)}`);
+      if (counted) {
+        last = r.value;
+        continue;
+      }
+      if (run === 0) continue;
+      ms.push(r.value.toRequestMs);
+      alarmMs.push(r.value.alarmToRequestMs);
+      cpu.push(r.cpuMs);
+      peaks.push(peak);
+    }
+    const rows = last!.rows!;
+    out[mode] = {
+      ms: stat(ms),
+      alarmMs: stat(alarmMs),
+      cpu: stat(cpu),
+      peakMB: stat(peaks),
+      rowsRead: rows.rowsRead,
+      bytesRead: rows.bytesRead ?? Number.NaN,
+      statements: rows.statements,
+    };
+    log(
+      `takeover (${mode} summary): ${out[mode].ms.median} ms constructor → request, ${rows.rowsRead} rows, ${((rows.bytesRead ?? 0) / MB).toFixed(1)} MB read, peak +${out[mode].peakMB.median.toFixed(1)} MB`,
+    );
+  }
+  await b.call("BENCH_SESSION", name, "benchRewind", [false]);
+  return out;
+}
+
+type ColdStart = {
+  bundleGzipBytes: number;
+  bundleBytes: number;
+  first: Record<string, { wall: Stat; cpu: Stat; constructMs: Stat }>;
+};
+
+async function coldStart(b: Bench): Promise<ColdStart> {
+  const first: ColdStart["first"] = {};
+  for (const [key, name] of [
+    ["1k", "step-1000"],
+    ["100k", "step-100000"],
+  ] as const) {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    const cons: number[] = [];
+    for (let run = 0; run <= RUNS; run++) {
+      await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
+      await b.call("BENCH_LOG", "warm", "empty");
+      await b.empty("BENCH_LOG", "warm");
+      const r = await b.call<{ constructMs: number; getSessionMs: number; ok: boolean }>(
+        "BENCH_SESSION",
+        name,
+        "benchFirstSession",
+      );
+      if (!r.value.ok) throw new Error(`first getSession on ${name} failed`);
+      if (run === 0) continue;
+      const base = b.baseline("BENCH_LOG");
+      wall.push(r.wallMs - base.wall);
+      cpu.push(r.cpuMs - base.cpu);
+      cons.push(r.value.constructMs);
+    }
+    first[key] = { wall: stat(wall), cpu: stat(cpu), constructMs: stat(cons) };
+  }
+  return { bundleGzipBytes: Number.NaN, bundleBytes: Number.NaN, first };
+}
+
+/**
+ * The Worker as deployed: wrangler's dry-run bundle of the app, gzipped. Run while no bench
+ * Worker is up: the dry run writes under the tree, which `wrangler dev` would reload on.
+ */
+function bundleSize(): { bundleGzipBytes: number; bundleBytes: number } {
+  const outdir = scratchDir("hw-bench-bundle-");
+  execFileSync(join(REPO_ROOT, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", outdir], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...QUIET_WRANGLER_ENV },
+    stdio: "ignore",
+  });
+  let bundleBytes = 0;
+  let bundleGzipBytes = 0;
+  for (const f of readdirSync(outdir)) {
+    if (!/\.(m?js|wasm)$/.test(f)) continue;
+    const bytes = readFileSync(join(outdir, f));
+    bundleBytes += bytes.length;
+    bundleGzipBytes += gzipSync(bytes).length;
+  }
+  return { bundleGzipBytes, bundleBytes };
+}
+
+async function wholeTurns(b: Bench): Promise<Cost> {
+  return measure("ms", async () => {
+    await b.empty("BENCH_SESSION", "commit-1000");
+    const r = await b.call("BENCH_SESSION", "commit-1000", "benchTurnCommits", [BATCH.turns]);
+    return b.perOp("BENCH_SESSION", r, BATCH.turns);
+  });
 }
 
 // ---- the real app: restart → continued model call ------------------------------------------
@@ -489,7 +796,7 @@ async function firstHealthy(url: string, stop: AbortSignal): Promise<number> {
   return Number.NaN;
 }
 
-type RestartResults = { fromReady: Stat; fromSpawn: Stat; completed: number; runs: number };
+type RestartResults = { fromConstruct: Stat; fromReady: Stat; fromSpawn: Stat; completed: number; runs: number };
 
 /**
  * RUNS crash cycles on one app and one --persist-to: a message whose model call hangs
@@ -498,6 +805,7 @@ type RestartResults = { fromReady: Stat; fromSpawn: Stat; completed: number; run
  * request and answers every odd one (the continuation), so each cycle starts idle.
  */
 export async function restart(): Promise<RestartResults> {
+  const fromConstruct: number[] = [];
   const fromReady: number[] = [];
   const fromSpawn: number[] = [];
   let completed = 0;
@@ -505,7 +813,25 @@ export async function restart(): Promise<RestartResults> {
     index % 2 === 0 ? { text: "never finishes", hangAfterChunks: 2 } : { text: "continued after the restart" },
   );
   const persistTo = scratchDir("hw-bench-restart-");
-  const vars = { API_TOKENS: TOKEN, MODEL_BASE_URL: fake.url, MODEL_API_KEY: "x", MODEL_NAME: "fake-model" };
+  // Where the session object reports when it was constructed (bench-only var, off by default).
+  const clocks: number[] = [];
+  const clockServer = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      clocks.push(Number(body));
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => clockServer.listen(0, "127.0.0.1", () => r()));
+  const clockUrl = `http://127.0.0.1:${(clockServer.address() as AddressInfo).port}/clock`;
+  const vars = {
+    API_TOKENS: TOKEN,
+    MODEL_BASE_URL: fake.url,
+    MODEL_API_KEY: "x",
+    MODEL_NAME: "fake-model",
+    HW_BENCH_CLOCK_URL: clockUrl,
+  };
   let w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
   try {
     const id = String((await api(w, "POST", "/v1/sessions", { title: "restart" })).id);
@@ -518,12 +844,18 @@ export async function restart(): Promise<RestartResults> {
       let inspectorPort = await freePort();
       while (inspectorPort === port) inspectorPort = await freePort();
       const watching = new AbortController();
+      clocks.length = 0;
       const spawnedAt = Date.now();
       const healthy = firstHealthy(`http://127.0.0.1:${port}`, watching.signal);
       w = await startWrangler({ persistTo, vars, port, inspectorPort, env: QUIET_WRANGLER_ENV });
       const readyAt = await healthy;
       watching.abort();
       const continued = (await fake.waitForRequests(2 * run + 2, 60_000))[2 * run + 1]!;
+      // The session object's own clock (HW_BENCH_CLOCK): when it was constructed on the new process.
+      // The session object's constructor on the new process reports its own Date.now() (HW_BENCH_CLOCK_URL).
+      for (let i = 0; i < 100 && clocks.length === 0; i++) await sleep(50);
+      const constructedAt = clocks[0] ?? Number.NaN;
+      fromConstruct.push(continued.at - constructedAt);
       fromReady.push(continued.at - readyAt);
       fromSpawn.push(continued.at - spawnedAt);
       for (let i = 0; i < 300; i++) {
@@ -534,24 +866,34 @@ export async function restart(): Promise<RestartResults> {
         }
         await sleep(100);
       }
-      log(`restart ${run + 1}: continued call ${fromReady.at(-1)} ms after ready, ${fromSpawn.at(-1)} ms after spawn`);
+      log(
+        `restart ${run + 1}: continued call ${fromConstruct.at(-1)} ms after the object's constructor, ${fromReady.at(-1)} ms after /healthz, ${fromSpawn.at(-1)} ms after spawn`,
+      );
     }
   } finally {
     await w.stop();
     await fake.close();
+    clockServer.close();
     rmSync(persistTo, { recursive: true, force: true });
   }
-  return { fromReady: stat(fromReady), fromSpawn: stat(fromSpawn), completed, runs: RUNS };
+  return {
+    fromConstruct: stat(fromConstruct),
+    fromReady: stat(fromReady),
+    fromSpawn: stat(fromSpawn),
+    completed,
+    runs: RUNS,
+  };
 }
 
 // ---- the real app: WebSocket fan-out --------------------------------------------------------
 
 type Received = { seq: number; digest: string; at: string; recvAt: number };
 
-type Client = { socket: WebSocket; events: Received[]; ready: Promise<void> };
+type Client = { socket: WebSocket; events: Received[]; ready: Promise<void>; after?: number };
 
-function connect(w: Wrangler, id: string): Client {
-  const socket = new WebSocket(`${w.url.replace(/^http/, "ws")}/v1/sessions/${id}/ws`, {
+function connect(w: Wrangler, id: string, after?: number): Client {
+  const q = after === undefined ? "" : `?after=${after}`;
+  const socket = new WebSocket(`${w.url.replace(/^http/, "ws")}/v1/sessions/${id}/ws${q}`, {
     headers: { authorization: `Bearer ${TOKEN}` },
   });
   const events: Received[] = [];
@@ -566,7 +908,7 @@ function connect(w: Wrangler, id: string): Client {
     if (frame.type === "ready") markReady();
     if (frame.type === "event" && frame.event) events.push({ ...frame.event, recvAt });
   });
-  return { socket, events, ready };
+  return { socket, events, ready, after };
 }
 
 type FanoutRun = { p50: number; p99: number; clients: number; inOrder: number; events: number; deliveries: number };
@@ -669,6 +1011,83 @@ export async function fanout(): Promise<FanoutResults[]> {
   return out;
 }
 
+// ---- reconnect storm (item 7) ----------------------------------------------------------------
+
+type StormResults = { clients: number; exactlyOnce: number; events: number; catchUp: { p50: number; p99: number } };
+
+/**
+ * 50 clients on one session; while its turn runs (a fake model that answers six no-op tool
+ * calls, 150 ms apart, then streams its text), all of them drop their socket at once and
+ * reconnect with `after` = the last seq each saw. Each must end with every event exactly once,
+ * in order (digests checked against the log).
+ */
+export async function reconnectStorm(): Promise<StormResults> {
+  const clients = 50;
+  let requests = 0;
+  const fake: FakeOpenAI = await startFakeOpenAI(() =>
+    ++requests % 7 !== 0
+      ? { toolCalls: [{ name: "list_files", args: {} }], delayMs: 150 }
+      : { text: "All done, the storm is over. ".repeat(8), chunkDelayMs: 30 },
+  );
+  const persistTo = scratchDir("hw-bench-storm-");
+  const vars = { API_TOKENS: TOKEN, MODEL_BASE_URL: fake.url, MODEL_API_KEY: "x", MODEL_NAME: "fake-model" };
+  const w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
+  try {
+    const id = String((await api(w, "POST", "/v1/sessions", { title: "storm" })).id);
+    const first = Array.from({ length: clients }, () => connect(w, id));
+    await Promise.all(first.map((c) => c.ready));
+    await api(w, "POST", `/v1/sessions/${id}/messages`, { text: "Weather the storm." });
+    // Mid-turn: once every client has seen the first model request.
+    for (let i = 0; i < 200 && first.some((c) => c.events.length < 3); i++) await sleep(20);
+    const second: Client[] = [];
+    const catchUp: number[] = [];
+    await Promise.all(
+      first.map(async (c) => {
+        c.socket.close();
+        const after = c.events.at(-1)?.seq ?? 0;
+        const t0 = Date.now();
+        const again = connect(w, id, after);
+        second.push(again);
+        await again.ready;
+        catchUp.push(Date.now() - t0);
+      }),
+    );
+    let highWater = 0;
+    for (let i = 0; ; i++) {
+      const s = await api(w, "GET", `/v1/sessions/${id}`);
+      if (!s.openTurn) {
+        highWater = Number(s.highWater);
+        break;
+      }
+      if (i > 600) throw new Error("storm: the turn did not finish");
+      await sleep(100);
+    }
+    const log = (await api(w, "GET", `/v1/sessions/${id}/events?after=0&limit=1000`)) as unknown as {
+      events: { seq: number; digest: string }[];
+    };
+    let exactlyOnce = 0;
+    for (let i = 0; i < clients; i++) {
+      const a = first[i]!;
+      const b = second[i]!; // pushed in the order of `first`, before any await
+      for (let j = 0; j < 100 && (b.events.at(-1)?.seq ?? a.events.at(-1)?.seq ?? 0) < highWater; j++) await sleep(50);
+      const all = [...a.events, ...b.events];
+      if (all.length === highWater && all.every((e, k) => e.seq === k + 1 && e.digest === log.events[k]?.digest))
+        exactlyOnce++;
+    }
+    for (const c of second) c.socket.close();
+    return {
+      clients,
+      exactlyOnce,
+      events: highWater,
+      catchUp: { p50: percentile(catchUp, 50), p99: percentile(catchUp, 99) },
+    };
+  } finally {
+    await w.stop();
+    await fake.close();
+    rmSync(persistTo, { recursive: true, force: true });
+  }
+}
+
 // ---- the table ------------------------------------------------------------------------------
 
 type Row = { measure: string; value: string; wall: string; ratio: string; target: string; met: string };
@@ -721,6 +1140,56 @@ function printTable() {
 /** The whole bench: measures, prints the table, writes the results. */
 export async function main(): Promise<void> {
   if (process.env.HW_BENCH_ONLY === "bytes") return bytesOnly();
+  if (process.env.HW_BENCH_ONLY === "profile") {
+    const persistTo = scratchDir("hw-bench-profile-");
+    const inspector = await freePort();
+    const bench = new Bench(await startBenchWorker(persistTo, inspector));
+    try {
+      await fillShaped(bench, "step-10000", 10_000, { open: "none", tail: 200, offloads: 0 });
+      await fillShaped(bench, "rec-100000", 100_000, { open: "long", tail: 200, offloads: 0 });
+      await bench.call("BENCH_SESSION", "rec-100000", "benchMark");
+      for (const [title, name, args, times] of [
+        ["per-step overhead: 20 steps of one no-op call, 10k events", "step-10000", [OVERHEAD_K, 1], 10],
+        ["durable steps: 50 no-op calls in one answer", "steps-peer", [1, STEPS_N], 10],
+      ] as const) {
+        await bench.call("BENCH_SESSION", name, "benchTurn", [...args]);
+        const { profile } = await withCpuProfile(inspector, async () => {
+          for (let i = 0; i < times; i++) await bench.call("BENCH_SESSION", name, "benchTurn", [...args]);
+        });
+        console.log(`\n== ${title} (${times} turns)\n${summarize(profile)}`);
+      }
+      for (const cold of [false, true]) {
+        await bench.call("BENCH_SESSION", "rec-100000", "benchRewind", [cold]);
+        await bench.callExpectingError("BENCH_SESSION", "rec-100000", "benchAbort");
+        const { value, profile } = await withCpuProfile(inspector, () =>
+          bench.call<TakeoverAnswer>("BENCH_SESSION", "rec-100000", "benchTakeover"),
+        );
+        console.log(
+          `\n== takeover @100k, summary ${cold ? "cold" : "warm"}: ${value.value.toRequestMs} ms\n${summarize(profile)}`,
+        );
+      }
+    } finally {
+      await bench.srv.stop();
+    }
+    return;
+  }
+  if (process.env.HW_BENCH_ONLY === "steps") {
+    const persistTo = scratchDir("hw-bench-steps-");
+    const bench = new Bench(await startBenchWorker(persistTo));
+    try {
+      await fillSessions(bench);
+      const st = await steps(bench);
+      const tk = await takeovers(bench);
+      const cs = await coldStart(bench);
+      const wt = await wholeTurns(bench);
+      await bench.srv.stop();
+      const storm = await reconnectStorm();
+      console.log(JSON.stringify({ st, tk, cs, wt, storm, bundle: bundleSize() }, null, 1));
+    } finally {
+      await bench.srv.stop();
+    }
+    return;
+  }
   // Where a 10 MiB result's peak comes from: each stage of its path on a fresh workerd.
   if (process.env.HW_BENCH_ONLY === "mem") {
     for (const stop of [1, 2, 3, 9])
@@ -736,11 +1205,19 @@ export async function main(): Promise<void> {
   let st: StorageResults;
   let ctx: ContextResults;
   let bytes: BytesResults;
+  let stepR: StepResults;
+  let takeR: TakeoverResults;
+  let coldR: ColdStart;
+  let turnR: Cost;
   try {
     await fillContest(bench);
     st = await storage(bench);
     await fillSessions(bench);
     ctx = await context(bench);
+    stepR = await steps(bench);
+    takeR = await takeovers(bench);
+    coldR = await coldStart(bench);
+    turnR = await wholeTurns(bench);
     await coldMemory(bench, persistTo, ctx);
     bytes = await bytesFigures(bench);
   } catch (err) {
@@ -752,36 +1229,60 @@ export async function main(): Promise<void> {
   }
   const rs = await restart();
   const fo = await fanout();
+  const storm = await reconnectStorm();
+  // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
+  Object.assign(coldR, bundleSize());
 
   // append
   const [small, , large] = SIZES;
   const k = (size: number) => `${size / 1000}k`;
   for (const size of SIZES) {
     const raw = st.raw[size]!;
+    const rawHashed = st.rawHashed[size]!;
     const ours = st.ours[size]!;
+    const group8 = st.group8[size]!;
     const agents = st.agents[size]!;
     info(`raw INSERT (same bytes, plain table), µs/event @${k(size)}`, span(raw.cpu), fmt(raw.wall.median));
     info(
-      `our append (EventStore.append), µs/event @${k(size)}`,
+      `raw INSERT + chain SHA-256 (same bytes, same loop), µs/event @${k(size)}`,
+      span(rawHashed.cpu),
+      fmt(rawHashed.wall.median),
+    );
+    info(
+      `our append (EventStore.append, 1 event), µs/event @${k(size)}`,
       span(ours.cpu),
       fmt(ours.wall.median),
-      `${fmt(ours.cpu.median / raw.cpu.median)}× raw`,
+      `${fmt(ours.cpu.median / rawHashed.cpu.median)}× raw+hash`,
+    );
+    info(
+      `our append, groups of 8 (one transaction each), µs/event @${k(size)}`,
+      span(group8.cpu),
+      fmt(group8.wall.median),
+      `${fmt(group8.cpu.median / ours.cpu.median)}× single`,
     );
     info(
       `agents Sessions.appendMessage, µs/message @${k(size)}`,
       span(agents.cpu),
       fmt(agents.wall.median),
-      `${fmt(agents.cpu.median / ours.cpu.median)}× ours`,
+      `${fmt(agents.cpu.median / ours.cpu.median)}× our append`,
     );
   }
   info(
-    `our SessionRuntime.commit of one event (append + summary + meta), µs @1k→${(1_000 + (RUNS + 1) * BATCH.commit) / 1000}k`,
+    `our public commit path (SessionRuntime.commit: append + summary + meta), µs/event @1k→${(1_000 + (RUNS + 1) * BATCH.commit) / 1000}k`,
     span(ctx.commit.cpu),
     fmt(ctx.commit.wall.median),
-    `agents @1k ${fmt(st.agents[small]!.cpu.median / ctx.commit.cpu.median)}× this`,
   );
-  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.raw[s]!.cpu.median));
-  target("our append vs raw INSERT (worst size)", `${fmt(worstRaw)}×`, `${fmt(worstRaw)}×`, "≤ 3×", worstRaw <= 3);
+  // Fails if an append does work beyond the INSERT and the hash of its bytes (another statement
+  // per event, a read of the head from SQL, a second serialization, a second transaction).
+  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.rawHashed[s]!.cpu.median));
+  target(
+    "our append vs raw INSERT + SHA-256 in one loop (worst size)",
+    `${fmt(worstRaw)}×`,
+    `${fmt(worstRaw)}×`,
+    "≤ 1.5×",
+    worstRaw <= 1.5,
+  );
+  // Fails if an append reads anything that grows with the log (a COUNT, a scan for the head).
   const growth = st.ours[large]!.cpu.median / st.ours[small]!.cpu.median;
   target(
     "our append @100k vs @1k",
@@ -790,14 +1291,30 @@ export async function main(): Promise<void> {
     "≤ 1.2×",
     growth <= 1.2,
   );
-  const worstPeer = Math.min(...SIZES.map((s) => st.agents[s]!.cpu.median / st.ours[s]!.cpu.median));
+  // What a step really pays per event against the peer's public call. Fails if the summary fold,
+  // its meta write or the change check grow (e.g. re-serializing the whole summary per event).
+  const commitPeer = st.agents[small]!.cpu.median / ctx.commit.cpu.median;
   target(
-    "our append vs agents appendMessage (worst size)",
-    `${fmt(worstPeer)}× faster`,
-    `${fmt(worstPeer)}×`,
-    "≥ 4× faster",
-    worstPeer >= 4,
+    "our public commit path vs agents appendMessage @1k",
+    `${fmt(commitPeer)}× faster`,
+    `${fmt(commitPeer)}×`,
+    "≥ 2× faster",
+    commitPeer >= 2,
   );
+  info(
+    `a whole turn of ours (8 commits through SessionRuntime.commit), ms/turn @1k`,
+    span(turnR.cpu, 3),
+    fmt(turnR.wall.median, 3),
+  );
+  for (const size of CHAT_SIZES) {
+    const c = st.chat[size]!;
+    info(
+      `ai-chat persistMessages of the same turn (transcript + 1 message), ms/call @${size}`,
+      span(c.cpu),
+      fmt(c.wall.median),
+      `${fmt(c.cpu.median / turnR.cpu.median, 1)}× our whole turn`,
+    );
+  }
   const pr = st.profile;
   info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
   info("  parts @10k: chain SHA-256 (node:crypto createHash), µs", span(pr.hash!.cpu));
@@ -805,15 +1322,6 @@ export async function main(): Promise<void> {
     "  parts @10k: INSERT 8 columns plain / +2 indexes / +transactionSync, µs",
     `${fmt(pr.insertPlain!.cpu.median)} / ${fmt(pr.insertIndexed!.cpu.median)} / ${fmt(pr.insertIndexedTxn!.cpu.median)}`,
   );
-  for (const size of CHAT_SIZES) {
-    const c = st.chat[size]!;
-    info(
-      `ai-chat persistMessages (transcript + 1 message), ms/call @${size}`,
-      span(c.cpu),
-      fmt(c.wall.median),
-      `${fmt((c.cpu.median * 1000) / st.ours[small]!.cpu.median, 0)}× our append`,
-    );
-  }
   for (const size of SIZES)
     info(
       `read the newest 200 events, ms @${k(size)}`,
@@ -826,6 +1334,119 @@ export async function main(): Promise<void> {
     "",
     `CPU ${fmt(st.rpcOneAppend.cpu.median, 3)} ms`,
   );
+
+  // durable steps against Restate (item 1)
+  const rr = stepR.restate;
+  const ho = stepR.ours;
+  info(
+    `Restate: durable step (ctx.run no-op), ms/step, ${STEPS_N} per invocation, from the ingress client`,
+    span(rr.wall, 3),
+    "",
+    `p50 ${fmt(rr.p50, 3)} / p99 ${fmt(rr.p99, 3)} (per-run); in handler p50 ${fmt(rr.inHandler.p50, 3)} / p99 ${fmt(rr.inHandler.p99, 3)}`,
+  );
+  info(
+    "  Restate durability as configured (restate-server --dump-config)",
+    Object.entries(rr.durability)
+      .filter(([key]) => /disable-wal/.test(key))
+      .map(([key, v]) => `${key.replace(/rocksdb-/, "")}=${v}`)
+      .join(", "),
+  );
+  info(
+    `ours: durable step (a no-op tool call: T1 + run + T2 + plan), ms/step, ${STEPS_N} calls in one answer`,
+    span(ho.wall, 3),
+    "",
+    `p50 ${fmt(ho.p50, 3)} / p99 ${fmt(ho.p99, 3)} (per-run); CPU ${fmt(ho.cpu.median, 3)} ms`,
+  );
+  info(
+    "  ours durability as configured",
+    "workerd local SQLite, defaults (not set by us); 1 transactionSync per commit; output gate",
+  );
+  // Fails if a tool step's fixed cost doubles: an extra read of the whole turn suffix per
+  // step, a second transaction per commit, an awaited storage round trip between T1 and T2.
+  const vsRestate = rr.wall.median / ho.wall.median;
+  target(
+    "durable step: ours vs Restate (wall per step, median)",
+    `${fmt(ho.wall.median, 3)} / ${fmt(rr.wall.median, 3)} ms`,
+    `${fmt(vsRestate)}× faster`,
+    "≥ 2× faster",
+    vsRestate >= 2,
+  );
+
+  // runtime overhead per agent step (item 2)
+  const ov = stepR.overhead;
+  for (const o of OVERHEAD_SESSIONS) {
+    const r = ov[o.key]!;
+    info(
+      `step overhead (answer committed → next request sent), ms/step @${o.key === "off3" ? "10k, 3 offloads" : o.key === "off300" ? "10k, 300 offloads" : o.key}`,
+      span(r.cpu, 3),
+      fmt(r.wall.median, 3),
+      `wall p50 ${fmt(r.p50, 3)} / p99 ${fmt(r.p99, 3)}; in-object (1 ms clock) p50 ${fmt(r.inObject.p50, 0)} / p99 ${fmt(r.inObject.p99, 0)}; ${r.events[0]}→${r.events.at(-1)} events`,
+    );
+  }
+  // Fails if a step does more than ~1 ms of work of its own (the context build, the request
+  // digest, the suffix projection growing), whatever the session's size.
+  const worstStep = Math.max(...["1k", "10k", "100k"].map((key) => ov[key]!.cpu.median));
+  target("step overhead p50, worst of 1k/10k/100k (CPU)", `${fmt(worstStep, 3)} ms`, "", "≤ 1 ms", worstStep <= 1);
+  // Fails if any per-step read grows with the log (reading from seq 0, a scan, a COUNT).
+  const stepFlat = ov["100k"]!.cpu.median / ov["1k"]!.cpu.median;
+  target(
+    "step overhead @100k vs @1k",
+    `${fmt(ov["100k"]!.cpu.median, 3)} / ${fmt(ov["1k"]!.cpu.median, 3)} ms`,
+    `${fmt(stepFlat)}×`,
+    "≤ 1.2×",
+    stepFlat <= 1.2,
+  );
+  // Fails if offloaded bodies are read back (the blob or the full logged result) per step.
+  const offFlat = ov.off300!.cpu.median / ov.off3!.cpu.median;
+  target(
+    "step overhead with 300 vs 3 offloaded results since the checkpoint",
+    `${fmt(ov.off300!.cpu.median, 3)} / ${fmt(ov.off3!.cpu.median, 3)} ms`,
+    `${fmt(offFlat)}×`,
+    "≤ 1.2×",
+    offFlat <= 1.2,
+  );
+
+  // recovery on the real path (item 5)
+  for (const mode of ["warm", "cold"] as const) {
+    const t = takeR[mode];
+    info(
+      `takeover @100k, open turn of 2,000 events / 50 offloads, summary cache ${mode}: constructor → continued request, ms`,
+      span(t.ms, 0),
+      "",
+      `alarm→request ${fmt(t.alarmMs.median, 0)} ms; CPU ${fmt(t.cpu.median, 1)} ms; ${t.rowsRead} rows, ${fmt(t.bytesRead / MB, 1)} MB read, ${t.statements} statements; peak +${fmt(t.peakMB.max, 1)} MB`,
+    );
+    // Fails if the takeover reads more than the open turn (warm), or if rebuilding the summary
+    // (cold) folds the whole log; and on a regression in the recovery plan or the context build.
+    target(
+      `takeover (${mode} summary): constructor → continued model request`,
+      `${fmt(t.ms.median, 0)} ms`,
+      "",
+      "≤ 100 ms",
+      t.ms.median <= 100,
+    );
+  }
+  // Fails if a takeover holds the turn's bodies (or the offloaded blobs) in memory at once.
+  info(
+    "takeover @100k (warm summary) on a freshly started workerd: ms / peak RSS growth, MB",
+    `${fmt(ctx.memory.takeoverMs, 0)} / ${fmt(ctx.memory.takeoverPeakMB, 1)}`,
+  );
+  const tPeak = Math.max(takeR.warm.peakMB.max, takeR.cold.peakMB.max, ctx.memory.takeoverPeakMB);
+  target("takeover @100k: peak workerd RSS growth (worst run)", `${fmt(tPeak, 1)} MB`, "", "< 32 MB", tPeak < 32);
+
+  // cold start (item 6)
+  info(
+    "Worker bundle (wrangler deploy --dry-run), KiB gzip / raw",
+    `${fmt(coldR.bundleGzipBytes / 1024, 0)} / ${fmt(coldR.bundleBytes / 1024, 0)}`,
+  );
+  for (const key of ["1k", "100k"]) {
+    const f = coldR.first[key]!;
+    info(
+      `cold object: constructor + migrations + first getSession, ms @${key}`,
+      span(f.cpu, 2),
+      fmt(f.wall.median, 2),
+      `constructor in-object ${fmt(f.constructMs.median, 0)} ms (1 ms clock)`,
+    );
+  }
 
   // context
   for (const size of SIZES) {
@@ -850,7 +1471,7 @@ export async function main(): Promise<void> {
   for (const size of SIZES) {
     const r = ctx.recover[size]!;
     info(
-      `wake + recovery plan (fresh instance), ms @${k(size)}`,
+      `wake + the recovery plan's reads (fresh instance; the timed takeover is below), ms @${k(size)}`,
       span(r.cpu),
       fmt(r.wall.median),
       `${r.rowsRead} rows read, ${r.statements} statements, peak +${fmt(r.peakMB.median, 1)} MB`,
@@ -874,21 +1495,16 @@ export async function main(): Promise<void> {
     rowsLarge <= 1.2 * rowsSmall,
   );
   const peak = Math.max(ctx.recover[large]!.peakMB.max, m.coldPeakMB);
-  target(
-    "wake + recovery @100k: peak workerd memory growth (worst run)",
-    `${fmt(peak, 1)} MB`,
-    "",
-    "< 64 MB (½ of 128)",
-    m.clearRefs && peak < 64,
-  );
+  info("wake + recovery plan @100k: peak workerd memory growth (worst run), MB", fmt(peak, 1));
 
-  // restart
+  // restart. Fails if the woken object takes > 2 s from its constructor to the continued model
+  // call (a slow takeover, a lost alarm that waits for the lease, a retry backoff on restart).
   target(
-    "restart → continued model call, ms after ready (wall)",
-    span(rs.fromReady, 0),
-    `spawn→call ${fmt(rs.fromSpawn.median, 0)} ms`,
+    "restart: object constructor → continued model call, ms (wall, object's clock → fake provider)",
+    span(rs.fromConstruct, 0),
+    `spawn→call ${fmt(rs.fromSpawn.median, 0)} ms; /healthz→call ${fmt(rs.fromReady.median, 0)} ms`,
     "median < 2000",
-    rs.fromReady.median < 2000 && rs.completed === rs.runs,
+    rs.fromConstruct.median >= 0 && rs.fromConstruct.median < 2000 && rs.completed === rs.runs,
   );
   info("  turns completed after the restart", `${rs.completed}/${rs.runs}`);
 
@@ -905,6 +1521,19 @@ export async function main(): Promise<void> {
       f.allInOrder,
     );
   }
+
+  // Fails if a socket's catch-up replay and the live pump overlap (a duplicate) or leave a gap.
+  info(
+    `reconnect storm: ${storm.clients} clients reconnect with after= mid-turn, ready after, ms p50 / p99 (wall)`,
+    `${fmt(storm.catchUp.p50, 0)} / ${fmt(storm.catchUp.p99, 0)}`,
+  );
+  target(
+    `reconnect storm: ${storm.clients} clients, every event exactly once, in order`,
+    `${storm.exactlyOnce}/${storm.clients}`,
+    `${storm.events} events`,
+    "all clients",
+    storm.exactlyOnce === storm.clients,
+  );
 
   reportBytes(bytes, { info, target });
 
@@ -930,6 +1559,11 @@ export async function main(): Promise<void> {
     context: ctx,
     restart: rs,
     fanout: fo,
+    storm,
+    steps: stepR,
+    takeover: takeR,
+    coldStart: coldR,
+    wholeTurn: turnR,
     bytes,
   };
   // bench/run.mjs runs us from a snapshot; results go to the real repository, formatted the

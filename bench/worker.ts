@@ -17,12 +17,17 @@ import { Lifecycle } from "agents/lifecycle";
 import { Sessions } from "agents/sessions";
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../src/context";
 import { canonical, chainDigest, type EventDraft, EventStore, GENESIS_DIGEST } from "../src/log";
-import type { ModelConfig } from "../src/model";
+import type { ModelConfig, ModelPart, ModelProvider } from "../src/model";
 import { buildRecoveryPlan } from "../src/projections";
 import { SessionRuntime } from "../src/runtime/session-runtime";
 import { SessionObject } from "../src/session";
+import type { Caller } from "../src/session/ownership";
 import { applyMigrations } from "../src/storage";
+import { makePlaceholder } from "../src/tools";
 import type { BenchBytes } from "./bytes";
+
+/** The principal the bench session objects are created for and read by. */
+const BENCH_CALLER: Caller = { principal: "bench" };
 
 export { BenchBytes } from "./bytes";
 
@@ -56,21 +61,58 @@ function sized(target: number, salt: number, make: (text: string) => string): st
 const hex64 = (n: number) => n.toString(16).padStart(64, "0");
 
 /** What a block of code cost in SQL: statements run and rows SQLite read and wrote (`cursor.rowsRead`). */
-export type RowCount = { statements: number; rowsRead: number; rowsWritten: number };
+export type RowCount = { statements: number; rowsRead: number; rowsWritten: number; bytesRead?: number };
 
 /** Counting only while `on`: a bulk fill must not keep 100k cursors alive. */
-type Counter = { on: boolean; cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] };
+type Counter = { on: boolean; cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[]; bytes: number };
+
+/** Bytes of one row as read: string lengths (UTF-16 units, ~bytes for our ASCII bodies), blob sizes, 8 per number. */
+function rowBytes(row: unknown): number {
+  let n = 0;
+  for (const v of Array.isArray(row) ? row : Object.values(row as object)) {
+    if (typeof v === "string") n += v.length;
+    else if (v instanceof ArrayBuffer) n += v.byteLength;
+    else n += 8;
+  }
+  return n;
+}
 
 /**
  * Wraps `exec` on the object's `SqlStorage` (one shared instance per object), so every
- * reader, including code we do not own (constructor, runtime, store), is counted.
+ * reader, including code we do not own (constructor, runtime, store), is counted: statements,
+ * rows SQLite read and wrote (`cursor.rowsRead`), and the bytes of the rows handed to JS.
  */
 function installRowCounter(sql: SqlStorage): Counter {
-  const counter: Counter = { on: true, cursors: [] };
+  const counter: Counter = { on: true, cursors: [], bytes: 0 };
   const exec = sql.exec;
   sql.exec = function (this: SqlStorage, query: string, ...bindings: unknown[]) {
     const cursor = exec.call(this, query, ...bindings);
-    if (counter.on) counter.cursors.push(cursor);
+    if (counter.on) {
+      counter.cursors.push(cursor);
+      // Count each row once, whichever way it is taken (toArray may call next inside).
+      let inside = false;
+      const c = cursor as unknown as Record<string, (...a: unknown[]) => unknown>;
+      for (const m of ["next", "toArray", "one"] as const) {
+        const orig = c[m]!.bind(cursor);
+        c[m] = (...a: unknown[]) => {
+          if (inside) return orig(...a);
+          inside = true;
+          try {
+            const out = orig(...a);
+            if (counter.on) {
+              if (m === "next") {
+                const r = out as IteratorResult<unknown>;
+                if (!r.done) counter.bytes += rowBytes(r.value);
+              } else if (m === "toArray") for (const row of out as unknown[]) counter.bytes += rowBytes(row);
+              else counter.bytes += rowBytes(out);
+            }
+            return out;
+          } finally {
+            inside = false;
+          }
+        };
+      }
+    }
     return cursor;
   } as SqlStorage["exec"];
   return counter;
@@ -78,12 +120,13 @@ function installRowCounter(sql: SqlStorage): Counter {
 
 /** Totals since the last take; counting goes on only if `keepOn`. */
 function takeCount(c: Counter, keepOn: boolean): RowCount {
-  const out = { statements: c.cursors.length, rowsRead: 0, rowsWritten: 0 };
+  const out = { statements: c.cursors.length, rowsRead: 0, rowsWritten: 0, bytesRead: c.bytes };
   for (const cursor of c.cursors) {
     out.rowsRead += cursor.rowsRead;
     out.rowsWritten += cursor.rowsWritten;
   }
   c.cursors = [];
+  c.bytes = 0;
   c.on = keepOn;
   return out;
 }
@@ -181,6 +224,32 @@ export class BenchLog extends DurableObject<BenchEnv> {
     const base = this.#sql.exec<{ m: number }>("SELECT COALESCE(MAX(seq), 0) AS m FROM raw_events").one().m;
     for (let i = 1; i <= k; i++) this.#raw(base + i);
     return { inObjectMs: performance.now() - t0 };
+  }
+
+  /**
+   * The limit of our append's own design (issue 12, item 3): per event, a raw INSERT of the
+   * same canonical bytes into a plain table plus a synchronous chain SHA-256 of those bytes
+   * (the same `chainDigest` our append uses), in the same loop.
+   */
+  appendRawHashed(k: number) {
+    const t0 = performance.now();
+    const base = this.#sql.exec<{ m: number }>("SELECT COALESCE(MAX(seq), 0) AS m FROM raw_events").one().m;
+    let prev = GENESIS_DIGEST;
+    for (let i = 1; i <= k; i++) {
+      const body = this.#rawBodies[(base + i) % POOL]!;
+      prev = chainDigest(prev, body);
+      this.#sql.exec("INSERT INTO raw_events (seq, body, digest) VALUES (?, ?, ?)", base + i, body, prev);
+    }
+    return { inObjectMs: performance.now() - t0 };
+  }
+
+  /** `k` events appended as groups of `group` (one `EventStore.append`, one transaction, per group). */
+  appendOursGroup(k: number, group: number) {
+    const t0 = performance.now();
+    const base = this.#store.head().highWater;
+    for (let i = 0; i < k; i += group)
+      this.#store.append(Array.from({ length: group }, (_, j) => this.#drafts[(base + i + j) % POOL]!));
+    return { inObjectMs: performance.now() - t0, head: this.#store.head().highWater };
   }
 
   /** Drops what a timed run appended, so every run starts at the same log size. */
@@ -398,26 +467,109 @@ function openTurn(seq: number): EventDraft[] {
 /** Events kept raw after the checkpoint: the recent working set the next request reads. */
 const CHECKPOINT_TAIL = 200;
 
-let lastConstruct: { ms: number; rows: RowCount } | null = null;
+let lastConstruct: { ms: number; rows: RowCount; at: number } | null = null;
+/**
+ * Whether the next instance counts its SQL from its constructor on (`benchCountNext`). Off for
+ * timed takeovers: wrapping every cursor and sizing every row costs ~15% of a cold takeover.
+ */
+let countNextConstruct = true;
+
+/** Text over the offload threshold (32 KiB): what a tool result that gets archived looks like. */
+const OFFLOAD_TEXT_BYTES = 40_000;
+
+/**
+ * The fake model of the step benches, in the object (so it answers instantly and no network or
+ * output gate is in the way): `toolAnswers` answers of `callsPerAnswer` no-op tool calls
+ * (`list_files` of an empty workspace), then a text answer. Every request it receives is
+ * stamped (Date.now(), ms) and counted.
+ */
+type FakeScript = {
+  toolAnswers: number;
+  callsPerAnswer: number;
+  stamps: number[];
+  onRequest?: () => void;
+};
+let fake: FakeScript = { toolAnswers: 0, callsPerAnswer: 1, stamps: [] };
+
+function fakeProvider(): ModelProvider {
+  return {
+    name: "openai",
+    async *stream(): AsyncIterable<ModelPart> {
+      fake.stamps.push(Date.now());
+      const first = fake.onRequest;
+      fake.onRequest = undefined;
+      first?.();
+      if (fake.toolAnswers > 0) {
+        fake.toolAnswers--;
+        for (let i = 0; i < fake.callsPerAnswer; i++)
+          yield { type: "tool-call", callId: `call_${crypto.randomUUID()}`, name: "list_files", args: {} };
+        yield { type: "usage", inputTokens: 1000, outputTokens: 10 };
+        yield { type: "finish", reason: "tool-calls" };
+        return;
+      }
+      yield { type: "text-delta", text: "Done." };
+      yield { type: "usage", inputTokens: 1000, outputTokens: 2 };
+      yield { type: "finish", reason: "stop" };
+    },
+  };
+}
+
+/** How a filled session looks (issue 12: fixtures that look like long tasks). */
+export type FillShape = {
+  /** Events after the checkpoint, before the open turn (closed turns of 8 events). */
+  tail: number;
+  /** Of the closed turns after the checkpoint, how many have their tool result offloaded (archived). */
+  offloads: number;
+  /** The open turn at the end: none, the 4-event crash of `openTurn`, or a long one (`longOpenTurn`). */
+  open: "none" | "small" | "long";
+  /** The session's model context window (large, so no fill triggers a compaction in a step bench). */
+  contextWindow: number;
+};
+const DEFAULT_SHAPE: FillShape = {
+  tail: CHECKPOINT_TAIL,
+  offloads: 0,
+  open: "small",
+  contextWindow: MODEL.contextWindow,
+};
+/** Events and offloaded results of the long open turn (issue 12, item 5). */
+const LONG_OPEN_EVENTS = 2_000;
+const LONG_OPEN_OFFLOADS = 50;
 
 /**
  * The real SessionObject with its SQL counted. The bench fills it through a SessionRuntime
  * of its own over the same storage, then `ctx.abort()`s so the next call meets a fresh
- * instance that loads everything the way a woken object does.
+ * instance that loads everything the way a woken object does. Its model is the fake above
+ * (the one hook in src/: `SessionObject.modelProvider`); everything else is the real object.
  */
 export class BenchSession extends SessionObject {
   readonly #counter: Counter;
 
   constructor(ctx: DurableObjectState, env: Env) {
+    const at = Date.now();
     const t0 = performance.now();
     const counter = installRowCounter(ctx.storage.sql);
+    counter.on = countNextConstruct;
+    countNextConstruct = true;
     super(ctx, env);
     this.#counter = counter;
-    lastConstruct = { ms: performance.now() - t0, rows: takeCount(counter, false) };
+    // Counting stays on until the first bench method: a takeover counts from here to its request.
+    lastConstruct = {
+      ms: performance.now() - t0,
+      rows: takeCount({ ...counter, cursors: [...counter.cursors] }, true),
+      at,
+    };
   }
 
-  /** The bench never lets the loop run: a woken object would continue the open turn. */
+  protected override modelProvider(): ModelProvider {
+    return fakeProvider();
+  }
+
+  /** Scheduled alarms do nothing: the bench drives the real alarm handler (`super.alarm()`) itself. */
   override async alarm(): Promise<void> {}
+
+  #quiet() {
+    takeCount(this.#counter, false);
+  }
 
   #runtime(): { runtime: SessionRuntime; store: EventStore } {
     const sql = this.ctx.storage.sql;
@@ -443,29 +595,61 @@ export class BenchSession extends SessionObject {
     return { runtime, store };
   }
 
+  /** A closed turn whose tool result was offloaded the way T2 does it: the blob first, then the marker. */
+  #offloadedTurn(store: EventStore, seq: number, salt: number): EventDraft[] {
+    const drafts = closedTurn(seq, salt);
+    const response = drafts[4]!;
+    const content = response.content as { callId: string; name: string; response: unknown };
+    const text = filler(OFFLOAD_TEXT_BYTES, salt);
+    const meta = store.blobs.put(text, "text/plain; charset=utf-8");
+    drafts[4] = {
+      ...response,
+      content: { ...content, response: text } as EventDraft["content"],
+      actions: {
+        stateDelta: {
+          offload: {
+            sha256: meta.sha256,
+            bytes: meta.bytes,
+            preview: makePlaceholder(content.name, text, meta).preview,
+          },
+        },
+      },
+    };
+    return drafts;
+  }
+
   /**
    * Builds a session of about `n` events: closed turns, a checkpoint (event + cache row,
-   * through src/context) CHECKPOINT_TAIL events before the head, more closed turns, and an
-   * open turn with a dispatched write at the end. Call until it answers `done`.
+   * through src/context) `shape.tail` events before the open turn, more closed turns (of which
+   * `shape.offloads` have an offloaded result), and the open turn. Call until it answers `done`.
    */
-  benchFill(n: number, chunk = 20_000) {
+  benchFill(n: number, partial: Partial<FillShape> = {}, chunk = 20_000) {
+    this.#quiet();
+    const shape = { ...DEFAULT_SHAPE, ...partial };
     const { runtime, store } = this.#runtime();
     if (!runtime.summary) {
       runtime.create({
         id: this.ctx.id.toString(),
         parentId: null,
         options: { title: "bench" },
-        model: MODEL,
+        model: { ...MODEL, contextWindow: shape.contextWindow },
       });
     }
-    const cut = n - CHECKPOINT_TAIL;
-    const commitTurnsUntil = (limit: number) => {
+    const openLen = shape.open === "long" ? LONG_OPEN_EVENTS : shape.open === "small" ? 4 : 0;
+    const cut = n - shape.tail - openLen;
+    const turnsAfter = Math.floor(shape.tail / 8);
+    const every = shape.offloads > 0 ? Math.max(1, Math.floor(turnsAfter / shape.offloads)) : 0;
+    let offloaded = 0;
+    const commitTurnsUntil = (limit: number, afterCheckpoint: number | null) => {
       for (;;) {
         const head = store.head().highWater;
         const drafts: EventDraft[] = [];
         let seq = head;
         while (seq + 8 <= limit && drafts.length < 1000) {
-          drafts.push(...closedTurn(seq + 1, seq));
+          const j = afterCheckpoint === null ? -1 : (seq - afterCheckpoint) / 8;
+          const off = j >= 0 && every > 0 && j % every === 0 && offloaded < shape.offloads;
+          if (off) offloaded++;
+          drafts.push(...(off ? this.#offloadedTurn(store, seq + 1, seq) : closedTurn(seq + 1, seq)));
           seq += 8;
         }
         if (drafts.length === 0) return;
@@ -474,7 +658,7 @@ export class BenchSession extends SessionObject {
     };
     // At most `chunk` events per call: a long synchronous call can make wrangler restart workerd.
     const start = store.head().highWater;
-    commitTurnsUntil(Math.min(cut, start + chunk));
+    commitTurnsUntil(Math.min(cut, start + chunk), null);
     if (store.head().highWater + 8 <= cut) return { done: false, events: store.head().highWater };
     // As a compaction records it: a hidden stateDelta.checkpoint event, then its cache row.
     const through = store.head().highWater;
@@ -490,9 +674,22 @@ export class BenchSession extends SessionObject {
     runtime.commit([checkpointDraft(payload, base)], ([e]) =>
       writeCheckpointRow(this.ctx.storage.sql, { ...payload, eventSeq: e!.seq }),
     );
-    commitTurnsUntil(n - 4);
-    runtime.commit(openTurn(store.head().highWater + 1));
-    return { done: true, events: store.head().highWater, checkpointThrough: through };
+    commitTurnsUntil(n - openLen, store.head().highWater);
+    if (shape.open === "small") runtime.commit(openTurn(store.head().highWater + 1));
+    if (shape.open === "long") {
+      for (const group of longOpenTurn(store.head().highWater + 1, (salt) => this.#offload(store, salt)))
+        runtime.commit(group);
+    }
+    return { done: true, events: store.head().highWater, checkpointThrough: through, offloaded };
+  }
+
+  #offload(store: EventStore, salt: number) {
+    const text = filler(OFFLOAD_TEXT_BYTES, salt);
+    const meta = store.blobs.put(text, "text/plain; charset=utf-8");
+    return {
+      text,
+      offload: { sha256: meta.sha256, bytes: meta.bytes, preview: makePlaceholder("read_file", text, meta).preview },
+    };
   }
 
   /**
@@ -500,10 +697,24 @@ export class BenchSession extends SessionObject {
    * pays per event (the append, the summary fold and its `meta` write, the change check).
    */
   benchCommit(k: number) {
+    this.#quiet();
     const { runtime } = this.#runtime();
     const drafts = appendDrafts(this.ctx.id.toString());
     const t0 = performance.now();
     for (let i = 0; i < k; i++) runtime.commit([drafts[i % POOL]!]);
+    return { inObjectMs: performance.now() - t0, highWater: runtime.summary?.highWater ?? 0 };
+  }
+
+  /**
+   * `k` whole turns through `SessionRuntime.commit`, committed the way the loop commits one:
+   * the message, the request, the answer with its call, T1, T2, the request, the answer, the
+   * close (8 commits of 8 events).
+   */
+  benchTurnCommits(k: number) {
+    this.#quiet();
+    const { runtime, store } = this.#runtime();
+    const t0 = performance.now();
+    for (let i = 0; i < k; i++) for (const d of closedTurn(store.head().highWater + 1, i)) runtime.commit([d]);
     return { inObjectMs: performance.now() - t0, highWater: runtime.summary?.highWater ?? 0 };
   }
 
@@ -526,9 +737,108 @@ export class BenchSession extends SessionObject {
   }
 
   /**
+   * A whole turn on the real path (issue 12, items 1 and 2): `postMessage` as the API calls it,
+   * then the object's own alarm handler, slice after slice, until the turn closes. The fake model
+   * answers `toolAnswers` times with `callsPerAnswer` no-op tool calls, then with text.
+   */
+  async benchTurn(toolAnswers: number, callsPerAnswer: number) {
+    this.#quiet();
+    if (!(await this.getSession(BENCH_CALLER)).ok) {
+      const c = await this.create(BENCH_CALLER, { options: { title: "steps" }, model: MODEL, parentId: null });
+      if (!c.ok) throw new Error(`bench: create: ${c.error.message}`);
+    }
+    fake = { toolAnswers, callsPerAnswer, stamps: [] };
+    const posted = await this.postMessage(BENCH_CALLER, { text: "Go on.", source: "http" });
+    if (!posted.ok) throw new Error(`bench: postMessage: ${posted.error.message}`);
+    let slices = 0;
+    for (;;) {
+      const s = await this.getSession(BENCH_CALLER);
+      if (!s.ok) throw new Error(`bench: getSession: ${s.error.message}`);
+      if (!s.value.openTurn) {
+        if (s.value.status !== "idle") throw new Error(`bench: turn ended ${s.value.status}`);
+        break;
+      }
+      if (++slices > 1000) throw new Error("bench: the turn does not end");
+      await super.alarm();
+    }
+    const stamps = fake.stamps;
+    return {
+      requests: stamps.length,
+      gapsMs: stamps.slice(1).map((t, i) => t - stamps[i]!),
+      slices,
+      highWater: (await this.getSession(BENCH_CALLER)).ok ? this.#highWater() : 0,
+    };
+  }
+
+  #highWater(): number {
+    return this.ctx.storage.sql.exec<{ m: number }>("SELECT COALESCE(MAX(seq), 0) AS m FROM events").one().m;
+  }
+
+  /**
+   * The runtime's own takeover on a fresh instance (issue 12, item 5): the constructor already ran
+   * (migrations, the summary, the alarm check) on this call's arrival; now the object's alarm
+   * handler, as the platform calls it, until the fake model receives the continued request.
+   * Reports the constructor's and the request's timestamps, and the SQL from one to the other.
+   */
+  async benchTakeover() {
+    const construct = lastConstruct;
+    if (!construct) throw new Error("bench: not a fresh instance");
+    lastConstruct = null;
+    let requestAt = Number.NaN;
+    let rows: RowCount | null = null;
+    fake = {
+      toolAnswers: 0,
+      callsPerAnswer: 1,
+      stamps: [],
+      onRequest: () => {
+        requestAt = Date.now();
+        rows = takeCount(this.#counter, false);
+      },
+    };
+    const alarmAt = Date.now();
+    await super.alarm();
+    const s = await this.getSession(BENCH_CALLER);
+    return {
+      constructMs: construct.ms,
+      constructRows: construct.rows,
+      toRequestMs: requestAt - construct.at,
+      alarmToRequestMs: requestAt - alarmAt,
+      rows: rows as RowCount | null,
+      requests: fake.stamps.length,
+      closed: s.ok && !s.value.openTurn,
+    };
+  }
+
+  /** Remembers the log's head and the caches in `meta`, so `benchRewind` can undo a takeover. */
+  benchMark() {
+    this.#quiet();
+    const sql = this.ctx.storage.sql;
+    sql.exec("CREATE TABLE IF NOT EXISTS bench_mark (key TEXT PRIMARY KEY, value TEXT)");
+    sql.exec("DELETE FROM bench_mark");
+    sql.exec("INSERT INTO bench_mark SELECT key, value FROM meta");
+    sql.exec("INSERT INTO bench_mark VALUES ('__head', ?)", String(this.#highWater()));
+    return { head: this.#highWater() };
+  }
+
+  /** Back to the mark: the takeover's events dropped, `meta` as it was (`cold`: without the summary cache). */
+  benchRewind(cold: boolean) {
+    this.#quiet();
+    const sql = this.ctx.storage.sql;
+    const head = Number(sql.exec<{ value: string }>("SELECT value FROM bench_mark WHERE key = '__head'").one().value);
+    this.ctx.storage.transactionSync(() => {
+      sql.exec("DELETE FROM events WHERE seq > ?", head);
+      sql.exec("DELETE FROM model_view WHERE seq > ?", head);
+      sql.exec("DELETE FROM meta");
+      sql.exec("INSERT INTO meta SELECT key, value FROM bench_mark WHERE key <> '__head'");
+      if (cold) sql.exec("DELETE FROM meta WHERE key = 'summary'");
+    });
+    return { head: this.#highWater() };
+  }
+
+  /**
    * What a woken object does before it continues an open turn: the constructor (migrations,
-   * summary, head) already ran; then the recovery plan exactly as the runtime's takeover
-   * builds it (verify the turn's chain, read its suffix, project the plan).
+   * summary, head) already ran; then the recovery plan as the runtime's takeover builds it.
+   * Kept for the rows-read comparison across sizes; the timed takeover is `benchTakeover`.
    */
   benchRecover() {
     const construct = lastConstruct;
@@ -551,13 +861,117 @@ export class BenchSession extends SessionObject {
     };
   }
 
+  /** Cold start (item 6): this call met a fresh instance; its constructor's cost and the first getSession. */
+  async benchFirstSession() {
+    const construct = lastConstruct;
+    lastConstruct = null;
+    const t0 = performance.now();
+    const s = await this.getSession(BENCH_CALLER);
+    this.#quiet();
+    return { constructMs: construct?.ms ?? Number.NaN, getSessionMs: performance.now() - t0, ok: s.ok };
+  }
+
+  /** Whether the next fresh instance counts its SQL (then abort): see `countNextConstruct`. */
+  benchCountNext(on: boolean): void {
+    this.#quiet();
+    countNextConstruct = on;
+  }
+
   benchAbort(): void {
     this.ctx.abort("bench: fresh instance");
   }
 
   benchEmpty(): null {
+    this.#quiet();
     return null;
   }
+}
+
+/**
+ * A long open turn left by a crash (issue 12, item 5): the message, then rounds of request,
+ * call, T1, T2 (every tenth result offloaded), `LONG_OPEN_EVENTS` events in all, ending in a
+ * dispatched write with no outcome. Yields commit groups of ≤ 1000 events.
+ */
+function* longOpenTurn(
+  seq: number,
+  offload: (salt: number) => { text: string; offload: Record<string, unknown> },
+): Generator<EventDraft[]> {
+  const ids: TurnIds = { turnId: crypto.randomUUID(), runId: crypto.randomUUID() };
+  let group: EventDraft[] = [
+    {
+      author: "user",
+      source: "http",
+      modelVisibility: "visible",
+      ...ids,
+      content: { type: "text", text: "Do it all." },
+    },
+  ];
+  let at = seq + 1;
+  const rounds = (LONG_OPEN_EVENTS - 1 - 3) / 4;
+  const spacing = Math.floor(rounds / LONG_OPEN_OFFLOADS);
+  for (let r = 0; r <= rounds; r++) {
+    const inv = crypto.randomUUID();
+    const callId = `call_long_${r}`;
+    const last = r === rounds;
+    const name = last ? "write_file" : "read_file";
+    group.push(
+      {
+        author: "runtime",
+        modelVisibility: "hidden",
+        ...ids,
+        invocationId: inv,
+        actions: {
+          modelRequest: { throughSeq: at - 1, checkpointId: null, estimatedTokens: 1000 + r, requestDigest: hex64(r) },
+        },
+      },
+      {
+        author: "model",
+        modelVisibility: "visible",
+        ...ids,
+        invocationId: inv,
+        content: {
+          type: "functionCall",
+          callId,
+          name,
+          args: last ? { path: "report.md", content: "draft" } : { path: `notes/n${r % 50}.md` },
+        },
+        actions: { tokenUsage: { inputTokens: 2000, outputTokens: 40 } },
+      },
+      {
+        author: "runtime",
+        modelVisibility: "hidden",
+        ...ids,
+        invocationId: inv,
+        actions: {
+          toolDispatch: { callId, tool: name, effect: last ? "write" : "read", idempotencyKey: `k:${callId}` },
+        },
+      },
+    );
+    at += 3;
+    if (!last) {
+      const off = r % spacing === 0 && r / spacing < LONG_OPEN_OFFLOADS ? offload(r) : null;
+      group.push({
+        author: "tool",
+        modelVisibility: "visible",
+        ...ids,
+        invocationId: inv,
+        content: {
+          type: "functionResponse",
+          callId,
+          name,
+          status: "ok",
+          response: off ? off.text : { path: `notes/n${r % 50}.md`, content: filler(120, r) },
+        },
+        ...(off ? { actions: { stateDelta: { offload: off.offload } } } : {}),
+      });
+      at += 1;
+    }
+    if (group.length >= 1000) {
+      yield group;
+      group = [];
+    }
+  }
+  if (group.length > 0) yield group;
 }
 
 // ------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 // built-in demo model answers.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { lookup } from "node:dns/promises";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
@@ -61,11 +62,31 @@ try {
   // Not installed locally: let npx find it.
 }
 
+/** Whether Cloudflare's hosts resolve within a moment (false on a machine with no network). */
+async function online() {
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(false), 1500).unref());
+  return Promise.race([
+    lookup("workers.cloudflare.com").then(
+      () => true,
+      () => false,
+    ),
+    timeout,
+  ]);
+}
+
+// Offline, wrangler's dev server fails to fetch the `Request.cf` placeholder data and prints
+// a stack trace for it on every start; tell it not to try (highwater does not read `cf`).
+const offlineEnv =
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED === undefined && !(await online())
+    ? { CLOUDFLARE_CF_FETCH_ENABLED: "false" }
+    : {};
+if (offlineEnv.CLOUDFLARE_CF_FETCH_ENABLED) console.log("highwater: offline; the demo model needs no network");
+
 const child = spawn(command, commandArgs, {
   cwd: root,
   stdio: "inherit",
   shell: command === "npx" && process.platform === "win32",
-  env: { WRANGLER_SEND_METRICS: "false", ...process.env },
+  env: { WRANGLER_SEND_METRICS: "false", ...offlineEnv, ...process.env },
 });
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {

@@ -3,14 +3,26 @@
  * Node 20+ and tests. It uses only `fetch`, `URL`, timers and a WebSocket implementation, so it
  * bundles for the browser console as is.
  */
+import ReconnectingWebSocket from "partysocket/ws";
+import type { z } from "zod";
 import type { NextContext } from "../context";
 import { ERROR_STATUS } from "../contract/errors";
+import type { Decision, DismissNotice, PatchSession, SessionOptionsInput } from "../http/schemas";
 import type { Event, VerifyResult } from "../log";
-import type { Session, SessionOptions, TranscriptItem } from "../projections";
-import type { RecordEntry, RecordView } from "../projections/records";
-import type { Run, Trigger, TriggerSchedule } from "../projections/runs";
+import type { Session, TranscriptItem } from "../projections";
 
-export type { Event, Run, Session, SessionOptions, TranscriptItem, Trigger, TriggerSchedule, VerifyResult };
+/**
+ * What `POST /v1/sessions` takes: the server's own zod schema (type only, so nothing of zod
+ * is bundled), plus the fields of CONTRACT §7.24 and §7.27 that it may not know yet.
+ */
+export type SessionOptions = SessionOptionsInput & {
+  jurisdiction?: "eu" | "fedramp";
+  maxModelCallsPerTurn?: number;
+};
+export type DecisionBody = z.infer<typeof Decision>;
+export type DismissBody = z.infer<typeof DismissNotice>;
+
+export type { Event, Session, TranscriptItem, VerifyResult };
 
 export type ContextView = Omit<NextContext, "throughSeq" | "tools">;
 export type EventsPage = { events: Event[]; highWater: number; headDigest: string };
@@ -21,19 +33,48 @@ export type FilesPage = { files: FileEntry[]; next?: string };
 export type ProviderInfo = { name: string; isDefault: boolean; defaultModel: string; demo: boolean };
 export type Ticket = { ticket: string; expiresAt: string };
 export type Accepted = { turnId: string; seq: number };
-export type SessionPatch = {
-  title?: string | null;
-  model?: SessionOptions["model"];
-  maxModelCallsPerTurn?: number;
+export type SessionPatch = z.infer<typeof PatchSession> & { maxModelCallsPerTurn?: number };
+export type Trigger = {
+  name: string;
+  text: string;
+  schedule: { everySeconds: number } | { cron: string } | { at: string };
+  nextAt?: string;
 };
-export type { RecordEntry, RecordView };
+export type RecordEntry = { n: number; text: string; refs: number[]; at?: string };
+export type RecordView = {
+  topic: string;
+  revision: number;
+  content: string;
+  coversEntry: number;
+  uncovered: RecordEntry[];
+};
+export type Run = {
+  runId: string;
+  trigger: string | null;
+  state: "running" | "waiting" | "completed" | "skipped";
+  outcome?: "completed" | "stopped" | "failed";
+  waitId?: string;
+  startedAt: string;
+  endedAt?: string;
+  /** Firings a `skipped` run stands for (consecutive skips coalesce, CONTRACT §7.32). */
+  count?: number;
+};
 export type RecordTopic = { topic: string; revision: number; coversEntry: number; entries: number };
 
 /** Server → client frames (CONTRACT §4). */
 export type ServerFrame =
   | { type: "ready"; session: Session }
   | { type: "event"; event: Event }
-  | { type: "delta"; invocationId: string; kind: "text" | "thinking"; text: string }
+  | {
+      type: "delta";
+      invocationId: string;
+      /** From 1; a later attempt's text replaces the failed one's (CONTRACT §4, §7.8). */
+      attempt: number;
+      kind: "text" | "thinking";
+      text: string;
+      /** The in-flight replay on connect: replace the buffer for `(invocationId, kind)` (§7.18). */
+      replace?: true;
+    }
   | { type: "session"; session: Session }
   | { type: "ack"; id: string; result: unknown }
   | { type: "error"; id?: string; error: { code: string; message: string } };
@@ -41,7 +82,7 @@ export type ServerFrame =
 /** Client → server frames (CONTRACT §4), without the `id` the connection adds. */
 export type ClientFrame =
   | { type: "message"; text: string; idempotencyKey?: string }
-  | { type: "approval"; requestId: string; decision: "approve" | "reject"; reason?: string }
+  | { type: "approval"; requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string }
   | { type: "stop" };
 
 type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
@@ -71,6 +112,8 @@ export type WebSocketLike = {
   close(code?: number, reason?: string): void;
   // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
   addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
+  // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
+  removeEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
 };
 
 /** `new WebSocket(url)` in browsers; `new WebSocket(url, { headers })` for `ws` in Node. */
@@ -90,7 +133,8 @@ export type ClientOptions = {
   WebSocket?: WebSocketConstructor;
 };
 
-export type ConnectionState = "connecting" | "open" | "closed";
+/** `connecting` before the first `ready`; `reconnecting` after a loss; `closed` for good. */
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
 
 export type ConnectOptions = {
   /** Deliver events with `seq > after` (default 0). */
@@ -118,12 +162,17 @@ export type ConnectOptions = {
   /** Reconnect backoff: first delay and cap, in ms (defaults 250 and 10 000). */
   minDelayMs?: number;
   maxDelayMs?: number;
+  /** How often to ping (default 7 s) and how long a silence means a dead socket (default 20 s). */
+  pingEveryMs?: number;
+  silenceMs?: number;
 };
 
 export type Connection = {
   /** The last event seq delivered: a reconnect asks for `after=lastSeq`. */
   readonly lastSeq: number;
   readonly state: ConnectionState;
+  /** Failed attempts since the socket was last open (for an "offline" indicator). */
+  readonly retries: number;
   /** Sends a frame and resolves with its `ack` result; rejects on an `error` frame or a lost socket. */
   send<F extends ClientFrame>(frame: F): Promise<AckResult<F>>;
   /** Closes for good: no reconnect. */
@@ -133,9 +182,9 @@ export type Connection = {
 /** The page size of catch-up: a full page of it is immutable and cacheable (CONTRACT §7.21). */
 export const HISTORY_PAGE = 500;
 
-const PING_EVERY_MS = 25_000;
-/** No frame at all (not even a pong) for this long means the socket is dead. */
-const SILENCE_LIMIT_MS = 65_000;
+const PING_EVERY_MS = 7_000;
+/** No frame at all (not even a pong) for this long means the socket is dead (issue: ~20 s). */
+const SILENCE_LIMIT_MS = 20_000;
 
 /** A typed client for one Worker and one token. */
 export class HighwaterClient {
@@ -194,22 +243,26 @@ export class HighwaterClient {
     return this.#json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
   }
 
-  /** Releases the run's current wait (`Session.wait.waitId`); the text reaches the model (CONTRACT §6). */
-  resume(id: string, runId: string, waitId: string, text?: string): Promise<{ seq: number }> {
-    return this.#json(
-      "POST",
-      `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`,
-      text === undefined ? { waitId } : { waitId, text },
-    );
-  }
-
   stop(id: string): Promise<Session> {
     return this.#json("POST", `${sessionPath(id)}/stop`);
   }
 
-  decideApproval(id: string, requestId: string, decision: "approve" | "reject", reason?: string): Promise<Session> {
-    const body = reason === undefined ? { decision } : { decision, reason };
-    return this.#json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, body);
+  /**
+   * Decides a pending approval. Pass the `argsDigest` of the arguments you showed (from
+   * `pendingApprovals[]`): the server answers 409 if the call's arguments are not those.
+   */
+  decideApproval(
+    id: string,
+    requestId: string,
+    decision: "approve" | "reject",
+    opts: { reason?: string; argsDigest?: string } = {},
+  ): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, { decision, ...opts });
+  }
+
+  /** Dismisses the recovery notice at `atSeq` for every client (409 if it is not the current one). */
+  dismissRecoveryNotice(id: string, atSeq: number): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/recovery-notice/dismiss`, { atSeq });
   }
 
   /** One page of events with `seq > after`, ascending. */
@@ -270,17 +323,51 @@ export class HighwaterClient {
     return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
   }
 
-  /** Every work-record topic of the session, by name. */
-  records(id: string): Promise<{ topics: RecordTopic[] }> {
+  /** Stored archive bytes (CONTRACT §2), or the range `offset`..`offset+limit`. */
+  async archive(id: string, sha256: string, range: { offset?: number; limit?: number } = {}): Promise<string> {
+    return (await this.#request("GET", `${sessionPath(id)}/archive/${sha256}${queryString(range)}`)).text();
+  }
+
+  /** External input (CONTRACT §6): opens a turn or joins the open one. */
+  inbox(id: string, input: { source: string; text: string; correlationId?: string }): Promise<Accepted> {
+    return this.#json("POST", `${sessionPath(id)}/inbox`, input);
+  }
+
+  fork(id: string, throughSeq: number): Promise<Session> {
+    return this.#json("POST", `${sessionPath(id)}/fork`, { throughSeq });
+  }
+
+  createTrigger(id: string, trigger: Omit<Trigger, "nextAt">): Promise<Trigger> {
+    return this.#json("POST", `${sessionPath(id)}/triggers`, trigger);
+  }
+
+  triggers(id: string): Promise<{ triggers: Trigger[] }> {
+    return this.#json("GET", `${sessionPath(id)}/triggers`);
+  }
+
+  async deleteTrigger(id: string, name: string): Promise<void> {
+    await this.#request("DELETE", `${sessionPath(id)}/triggers/${encodeURIComponent(name)}`);
+  }
+
+  runs(id: string): Promise<{ runs: Run[] }> {
+    return this.#json("GET", `${sessionPath(id)}/runs`);
+  }
+
+  /** Releases a wait (`wait_for` or a step budget) naming its current `waitId`; 409 if stale. */
+  resume(id: string, runId: string, input: { waitId: string; text?: string }): Promise<{ seq: number }> {
+    return this.#json("POST", `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`, input);
+  }
+
+  /** Work records (CONTRACT §6): the topics, one topic with its uncovered entries, a revision, an entry. */
+  records(id: string): Promise<unknown> {
     return this.#json("GET", `${sessionPath(id)}/records`);
   }
 
-  /** A topic's latest summary and the entries it does not cover (an unknown topic is revision 0). */
   record(id: string, topic: string): Promise<RecordView> {
     return this.#json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
   }
 
-  /** A new revision of a topic's summary; a stale `expectedRevision` fails with 409 `conflict`. */
+  /** A new revision of a topic's summary; 409 if `expectedRevision` is stale. */
   putRecord(
     id: string,
     topic: string,
@@ -289,48 +376,13 @@ export class HighwaterClient {
     return this.#json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
   }
 
-  /** Appends an entry; `refs` are event seqs of this session (at most its highWater). */
-  appendRecordEntry(
-    id: string,
-    topic: string,
-    body: { text: string; refs?: number[] },
-  ): Promise<{ topic: string; entry: RecordEntry }> {
+  appendRecordEntry(id: string, topic: string, body: { text: string; refs?: number[] }): Promise<unknown> {
     return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
-  }
-
-  /** A new session continuing from this one's state at `throughSeq` (CONTRACT §6 fork). */
-  fork(id: string, throughSeq: number): Promise<Session> {
-    return this.#json("POST", `${sessionPath(id)}/fork`, { throughSeq });
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */
   createTicket(id: string): Promise<Ticket> {
     return this.#json("POST", `${sessionPath(id)}/tickets`);
-  }
-
-  // ---- work beyond one turn (CONTRACT §6) ------------------------------------------------
-
-  /** An external message, recorded as `inbox:<source>`; a repeated `correlationId` returns the first answer. */
-  inbox(id: string, message: { source: string; text: string; correlationId?: string }): Promise<Accepted> {
-    return this.#json("POST", `${sessionPath(id)}/inbox`, message);
-  }
-
-  createTrigger(id: string, trigger: { name: string; text: string; schedule: TriggerSchedule }): Promise<Trigger> {
-    return this.#json("POST", `${sessionPath(id)}/triggers`, trigger);
-  }
-
-  listTriggers(id: string): Promise<{ triggers: Trigger[] }> {
-    return this.#json("GET", `${sessionPath(id)}/triggers`);
-  }
-
-  /** Stops a trigger: it fires no more. */
-  async deleteTrigger(id: string, name: string): Promise<void> {
-    await this.#request("DELETE", `${sessionPath(id)}/triggers/${encodeURIComponent(name)}`);
-  }
-
-  /** The session's runs, newest first: every turn, and every trigger firing (skips coalesced). */
-  runs(id: string): Promise<{ runs: Run[] }> {
-    return this.#json("GET", `${sessionPath(id)}/runs`);
   }
 
   async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -368,29 +420,29 @@ export class HighwaterClient {
   // ---- WebSocket -------------------------------------------------------------------------
 
   /**
-   * Opens the session's WebSocket and keeps it open: on a close it reconnects with
-   * `after=<last seq delivered>` (exponential backoff), so `onFrame` sees each event exactly
-   * once and in order across reconnects. A replayed event at or below the cursor is dropped;
-   * a gap closes the socket and resumes from the cursor.
+   * Opens the session's WebSocket and keeps it open. Reconnecting (backoff, one fresh URL per
+   * attempt) is partysocket's; the URL provider asks for `after=<last seq delivered>` and, for
+   * browsers, a fresh single-use ticket. The seq logic is ours: `onFrame` sees each event
+   * exactly once and in order across reconnects (a replayed event at or below the cursor is
+   * dropped; a gap reconnects from the cursor). The client pings; a socket that hears nothing,
+   * not even a pong, for `silenceMs` is dead however open it looks, and is replaced.
    */
   connect(sessionId: string, options: ConnectOptions): Connection {
     const Ctor = this.#WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     if (!Ctor) throw new Error("no WebSocket implementation: pass `WebSocket` (e.g. from the ws package)");
     const auth = options.auth ?? (this.#WebSocket && this.#token ? "header" : "ticket");
-    const minDelay = options.minDelayMs ?? 250;
-    const maxDelay = options.maxDelayMs ?? 10_000;
+    const pingEvery = options.pingEveryMs ?? PING_EVERY_MS;
+    const silenceLimit = options.silenceMs ?? SILENCE_LIMIT_MS;
     const wsBase = this.baseUrl.replace(/^http/, "ws");
+    const token = this.#token;
 
     let lastSeq = options.after ?? 0;
     let state: ConnectionState = "connecting";
+    let everOpen = false;
     let closed = false;
-    let socket: WebSocketLike | null = null;
-    let attempt = 0;
-    let nextTicket = options.ticket;
-    let retryTimer: ReturnType<typeof setTimeout> | undefined;
-    let pingTimer: ReturnType<typeof setInterval> | undefined;
-    let lastHeard = 0;
+    let lastHeard = Date.now();
     let frameId = 0;
+    let nextTicket = options.ticket;
     const pending = new Map<string, { resolve: (v: never) => void; reject: (e: HighwaterError) => void }>();
 
     const setState = (s: ConnectionState) => {
@@ -403,18 +455,70 @@ export class HighwaterClient {
         p.reject(new HighwaterError(0, "disconnected", "the socket closed before an answer"));
       pending.clear();
     };
-    const scheduleReconnect = () => {
-      if (closed || retryTimer) return;
-      setState("connecting");
-      const delay = Math.min(maxDelay, minDelay * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-      attempt++;
-      retryTimer = setTimeout(() => {
-        retryTimer = undefined;
-        void open();
-      }, delay);
+    const lost = () => {
+      failPending();
+      if (!closed) setState(everOpen ? "reconnecting" : "connecting");
     };
+
+    /** Catch-up over HTTP full pages (CONTRACT §7.21); any failure leaves the rest to the socket's replay. */
+    const catchUpPages = async () => {
+      try {
+        for await (const events of this.history(sessionId, lastSeq)) {
+          for (const event of events) {
+            if (closed) return;
+            if (event.seq <= lastSeq) continue;
+            if (event.seq !== lastSeq + 1) return;
+            lastSeq = event.seq;
+            options.onFrame({ type: "event", event });
+          }
+        }
+      } catch {
+        // The socket replays from `lastSeq`, whatever the pages delivered.
+      }
+    };
+
+    // One URL per attempt: history in full pages first, then the cursor as of now and a fresh ticket.
+    const url = async (): Promise<string> => {
+      if ((options.catchUp ?? "pages") === "pages") await catchUpPages();
+      let u = `${wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/ws?after=${lastSeq}`;
+      if (auth === "ticket") {
+        let ticket = nextTicket;
+        nextTicket = undefined;
+        if (!ticket) {
+          try {
+            ticket = (await this.createTicket(sessionId)).ticket;
+          } catch (err) {
+            const e = err as HighwaterError;
+            if ([401, 403, 404, 503].includes(e.status)) giveUp(e);
+            throw err;
+          }
+        }
+        u += `&ticket=${encodeURIComponent(ticket)}`;
+      }
+      return u;
+    };
+    // Programs authenticate with the header; partysocket calls `new WS(url)`.
+    const WS =
+      auth === "header" && token
+        ? function HeaderAuthWebSocket(u: string) {
+            return new Ctor(u, { headers: { authorization: `Bearer ${token}` } });
+          }
+        : Ctor;
+    const rws = new ReconnectingWebSocket(url, null, {
+      WebSocket: WS,
+      minReconnectionDelay: options.minDelayMs ?? 250,
+      maxReconnectionDelay: options.maxDelayMs ?? 10_000,
+      reconnectionDelayGrowFactor: 2,
+      // An upgrade to an object that is starting (or a loaded dev machine) can take seconds;
+      // cutting it short only starts the next attempt from scratch.
+      connectionTimeout: 20_000,
+    });
     const giveUp = (error: HighwaterError) => {
+      if (closed) return;
       closed = true;
+      clearInterval(pingTimer);
+      rws.close(1000, "gave up");
+      failPending();
       setState("closed");
       options.onFatal?.(error);
     };
@@ -434,12 +538,13 @@ export class HighwaterClient {
         if (seq <= lastSeq) return;
         if (seq !== lastSeq + 1) {
           // Never deliver out of order: start again from what was delivered.
-          socket?.close(4000, "gap");
+          lost();
+          rws.reconnect(4000, "gap");
           return;
         }
         lastSeq = seq;
       } else if (frame.type === "ready") {
-        attempt = 0;
+        everOpen = true;
         setState("open");
       } else if ((frame.type === "ack" || frame.type === "error") && frame.id !== undefined && pending.has(frame.id)) {
         const p = pending.get(frame.id)!;
@@ -451,70 +556,19 @@ export class HighwaterClient {
       options.onFrame(frame);
     };
 
-    /** Catch-up over HTTP full pages; any failure leaves the rest to the socket's replay. */
-    const catchUpPages = async () => {
-      try {
-        for await (const events of this.history(sessionId, lastSeq)) {
-          for (const event of events) {
-            if (closed) return;
-            if (event.seq <= lastSeq) continue;
-            if (event.seq !== lastSeq + 1) return;
-            lastSeq = event.seq;
-            options.onFrame({ type: "event", event });
-          }
-        }
-      } catch {
-        // The socket replays from `lastSeq`, whatever the pages delivered.
-      }
-    };
-
-    const open = async () => {
-      if (closed) return;
-      if ((options.catchUp ?? "pages") === "pages") await catchUpPages();
-      if (closed) return;
-      let url = `${wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/ws?after=${lastSeq}`;
-      if (auth === "ticket") {
-        let ticket = nextTicket;
-        nextTicket = undefined;
-        if (!ticket) {
-          try {
-            ticket = (await this.createTicket(sessionId)).ticket;
-          } catch (err) {
-            const e = err as HighwaterError;
-            if ([401, 403, 404, 503].includes(e.status)) return giveUp(e);
-            return scheduleReconnect();
-          }
-          if (closed) return;
-        }
-        url += `&ticket=${encodeURIComponent(ticket)}`;
-      }
-      const ws =
-        auth === "header" && this.#token
-          ? new Ctor(url, { headers: { authorization: `Bearer ${this.#token}` } })
-          : new Ctor(url);
-      socket = ws;
+    rws.addEventListener("open", () => {
       lastHeard = Date.now();
-      ws.addEventListener("message", (ev: { data: unknown }) => {
-        if (socket === ws) onMessage(ev.data);
-      });
-      ws.addEventListener("close", () => {
-        if (socket !== ws) return;
-        socket = null;
-        clearInterval(pingTimer);
-        failPending();
-        scheduleReconnect();
-      });
-      // An `error` is always followed by a `close`, which reconnects.
-      ws.addEventListener("error", () => {});
-      clearInterval(pingTimer);
-      pingTimer = setInterval(() => {
-        if (socket !== ws) return;
-        if (Date.now() - lastHeard > SILENCE_LIMIT_MS) ws.close(4001, "silent");
-        else if (ws.readyState === 1) ws.send('{"type":"ping"}');
-      }, PING_EVERY_MS);
-    };
-
-    void open();
+    });
+    rws.addEventListener("message", (ev: MessageEvent) => onMessage(ev.data));
+    rws.addEventListener("close", lost);
+    const pingTimer = setInterval(() => {
+      if (closed || rws.readyState !== 1) return;
+      if (Date.now() - lastHeard > silenceLimit) {
+        // A stalled link can stay "open" for minutes: replace it, from the cursor.
+        lost();
+        rws.reconnect(4001, "silent");
+      } else rws.send('{"type":"ping"}');
+    }, pingEvery);
 
     return {
       get lastSeq() {
@@ -523,9 +577,11 @@ export class HighwaterClient {
       get state() {
         return state;
       },
+      get retries() {
+        return Math.max(0, rws.retryCount);
+      },
       send<F extends ClientFrame>(frame: F): Promise<AckResult<F>> {
-        const ws = socket;
-        if (ws?.readyState !== 1 || state !== "open")
+        if (rws.readyState !== 1 || state !== "open")
           return Promise.reject(new HighwaterError(0, "disconnected", "the socket is not open"));
         const id = `c${++frameId}`;
         // A message always carries an idempotency key, so that resending it is safe.
@@ -533,17 +589,15 @@ export class HighwaterClient {
           frame.type === "message" && !frame.idempotencyKey ? { ...frame, idempotencyKey: newIdempotencyKey() } : frame;
         return new Promise<AckResult<F>>((resolve, reject) => {
           pending.set(id, { resolve: resolve as (v: never) => void, reject });
-          ws.send(JSON.stringify({ ...sent, id }));
+          rws.send(JSON.stringify({ ...sent, id }));
         });
       },
       close() {
+        if (closed) return;
         closed = true;
-        clearTimeout(retryTimer);
         clearInterval(pingTimer);
-        const ws = socket;
-        socket = null;
         failPending();
-        ws?.close(1000, "client closed");
+        rws.close(1000, "client closed");
         setState("closed");
       },
     };

@@ -47,6 +47,10 @@ export const ClientFrame = z.discriminatedUnion("type", [
     requestId: z.string().min(1).max(200),
     decision: z.enum(["approve", "reject"]),
     reason: z.string().max(4096).optional(),
+    argsDigest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .optional(),
   }),
   z.strictObject({ type: z.literal("stop"), id: z.string().max(200).optional() }),
 ]);

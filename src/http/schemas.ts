@@ -49,7 +49,13 @@ export const ResumeRun = z.strictObject({
 export const Decision = z.strictObject({
   decision: z.enum(["approve", "reject"]),
   reason: z.string().max(4096).optional(),
+  argsDigest: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest")
+    .optional(),
 });
+
+export const DismissNotice = z.strictObject({ atSeq: z.number().int().min(1) });
 
 /** A query integer: digits only, within bounds (`?after=1e3` or `?limit=-1` are 400). */
 export const queryInt = (min: number, max: number) =>

@@ -2,7 +2,7 @@ import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
 import type { Parsed } from "../session/session-object";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
-import { Decision, PostMessage, parseInput } from "./schemas";
+import { Decision, DismissNotice, PostMessage, parseInput } from "./schemas";
 import { callerOf, type EdgeApp } from "./types";
 
 /** A parse that fails with a 400 as a value, for the object to answer after its 404 checks. */
@@ -42,6 +42,13 @@ export function turnRoutes(app: EdgeApp): void {
       // One RPC: the object looks the approval up before it answers a bad body (CONTRACT §7.1).
       const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(Decision, raw)));
       return c.json(unwrap(await c.get("session").decide(callerOf(c), requestId, body)));
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/recovery-notice/dismiss", {
+    POST: async (c) => {
+      const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(DismissNotice, raw)));
+      return c.json(unwrap(await c.get("session").dismissRecoveryNotice(callerOf(c), body)));
     },
   });
 }

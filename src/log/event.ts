@@ -39,10 +39,22 @@ export type TokenUsage = z.infer<typeof TokenUsage>;
 export const EventActions = z.object({
   stateDelta: z.record(z.string(), z.unknown()).optional(),
   permissionRequest: z
-    .object({ requestId: z.string(), callId: z.string(), tool: z.string(), args: z.unknown() })
+    .object({
+      requestId: z.string(),
+      callId: z.string(),
+      tool: z.string(),
+      args: z.unknown(),
+      // CONTRACT §7.17: recorded with the request so that the pending approval carries it.
+      argsDigest: z.string().optional(),
+    })
     .optional(),
   permissionDecision: z
-    .object({ requestId: z.string(), decision: z.enum(["approve", "reject"]), reason: z.string().optional() })
+    .object({
+      requestId: z.string(),
+      decision: z.enum(["approve", "reject"]),
+      reason: z.string().optional(),
+      argsDigest: z.string().optional(),
+    })
     .optional(),
   tokenUsage: TokenUsage.optional(),
   toolDispatch: z

@@ -49,6 +49,9 @@ export function createConfiguredProvider(
 ): ModelProvider {
   const credentials = credentialsFor(env, config.provider);
   if (!credentials) return unconfiguredProvider(config);
+  // Test-only: a slower demo stream, so a browser test can open a page mid-answer.
+  const demoDelay = Number((env as { HW_DEMO_CHUNK_DELAY_MS?: string }).HW_DEMO_CHUNK_DELAY_MS);
+  if (config.provider === "demo" && demoDelay > 0) return createDemoProvider({ chunkDelayMs: demoDelay });
   const ai = config.provider === "workers-ai" ? { ai: env.AI } : {};
   return createProvider(config, { ...credentials, ...ai, ...(fetch ? { fetch } : {}) });
 }

@@ -51,6 +51,7 @@ export {
   type SessionStatus,
   type SessionSummary,
   toSession,
+  withArgsDigest,
 } from "./summary";
 export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";
 export {

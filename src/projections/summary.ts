@@ -1,4 +1,4 @@
-import { type Event, isBlobRef, type TokenUsage } from "../log";
+import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
 import type { ModelConfig } from "../model/types";
 import {
   type ChildrenState,
@@ -24,7 +24,8 @@ export type SessionOptions = {
   jurisdiction?: string;
 };
 
-export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown };
+/** `argsDigest` (CONTRACT §7.17) is recorded with the request; older requests lack it. */
+export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown; argsDigest?: string };
 /** CONTRACT §7.11: which calls were re-run, which need review, which model calls were re-issued. */
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 export type CloseReason = "completed" | "stopped" | "failed";
@@ -213,7 +214,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     highWater: s.highWater,
     headDigest: s.headDigest,
     model: s.model,
-    pendingApprovals: s.pendingApprovals,
+    pendingApprovals: s.pendingApprovals.map(withArgsDigest),
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
     maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
@@ -234,4 +235,10 @@ function sessionWait(s: SessionSummary): SessionWait | null {
   if (own) return own;
   const w = childWait(s.children);
   return w ? { runId: w.runId, waitId: w.waitId, kind: w.kind } : null;
+}
+
+/** A pending approval with the digest its decision must echo (CONTRACT §7.17). */
+export function withArgsDigest(p: PendingApproval): PendingApproval & { argsDigest: string } {
+  // A request recorded before digests were: its args are as the request holds them.
+  return { ...p, argsDigest: p.argsDigest ?? sha256Hex(canonical(p.args ?? null)) };
 }

@@ -2,7 +2,7 @@
 import { REQUEST_ID } from "../contract";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
-import { awaitsChild, projectRunState, type Session, type SessionCreated } from "../projections";
+import { awaitsChild, projectRunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
 import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
@@ -73,7 +73,7 @@ export function appendMessage(
 /** Records an approval decision; a reject answers the call at once (no dispatch). */
 export function decideApproval(
   rt: RuntimeCtx,
-  input: { requestId: string; decision: "approve" | "reject"; reason?: string },
+  input: { requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string },
 ): void {
   const s = rt.require();
   if (!REQUEST_ID.test(input.requestId)) throw new ApiError("not_found", "unknown approval");
@@ -82,12 +82,17 @@ export function decideApproval(
     if (approvalKnown(rt.deps.sql, input.requestId)) throw new ApiError("conflict", "approval already decided");
     throw new ApiError("not_found", "unknown approval");
   }
+  // CONTRACT §7.17: a decision is bound to the exact arguments the human saw.
+  const argsDigest = withArgsDigest(pending).argsDigest;
+  if (input.argsDigest !== undefined && input.argsDigest !== argsDigest)
+    throw new ApiError("conflict", "argsDigest does not match the pending call's arguments");
   const turn = s.openTurn!;
   const base = { turnId: turn.turnId, runId: turn.runId };
   const decision = {
     requestId: input.requestId,
     decision: input.decision,
     ...(input.reason !== undefined ? { reason: input.reason } : {}),
+    argsDigest,
   };
   const drafts: EventDraft[] = [
     { author: "user", modelVisibility: "hidden", ...base, actions: { permissionDecision: decision } },
@@ -99,6 +104,26 @@ export function decideApproval(
       }),
     );
   rt.commit(drafts);
+}
+
+/**
+ * Dismisses the current recovery notice for every browser and the API (CONTRACT §2, §7.11):
+ * a hidden `stateDelta.recoveryNoticeDismissed`; 409 when `atSeq` is not the current notice's.
+ */
+export function dismissRecoveryNotice(rt: RuntimeCtx, input: { atSeq: number }): Session {
+  const s = rt.require();
+  if (!s.recoveryNotice) throw new ApiError("conflict", "no recovery notice to dismiss");
+  if (s.recoveryNotice.atSeq !== input.atSeq)
+    throw new ApiError("conflict", `atSeq ${input.atSeq} is not the current notice's (${s.recoveryNotice.atSeq})`);
+  rt.commit([
+    {
+      author: "user",
+      modelVisibility: "hidden",
+      ...(s.openTurn ? { turnId: s.openTurn.turnId } : {}),
+      actions: { stateDelta: { recoveryNoticeDismissed: { atSeq: input.atSeq } } },
+    },
+  ]);
+  return rt.session();
 }
 
 /** Stop (CONTRACT §3): one synchronous block answers every open call and closes the turn. */

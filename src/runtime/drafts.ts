@@ -85,6 +85,17 @@ export function invalidCallDrafts(
   ];
 }
 
+/**
+ * CONTRACT §7.17: the digest a human decision is bound to, over the args exactly as in the
+ * `functionCall` event (before schema defaults); for args kept as a `$blob`, over its bytes,
+ * which is the blob's own sha256.
+ */
+export function argsDigestOf(args: unknown): string {
+  const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
+  if (blob && typeof blob.sha256 === "string") return blob.sha256;
+  return sha256Hex(canonical(args ?? null));
+}
+
 /** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */
 export function approvalRequestId(turnId: string, callId: string): string {
   return `apr_${sha256Hex(`${turnId}:${callId}`).slice(0, 24)}`;
@@ -100,6 +111,7 @@ export function permissionRequestDraft(call: CallState, base: Base, args: unknow
           callId: call.callId,
           tool: call.name,
           args,
+          argsDigest: argsDigestOf(call.args),
         },
       },
     },
@@ -128,7 +140,12 @@ export function stopDrafts(state: RunState, base: Base): EventDraft[] {
       drafts.push(
         hidden(base, {
           actions: {
-            permissionDecision: { requestId: call.approval.requestId, decision: "reject", reason: "stopped" },
+            permissionDecision: {
+              requestId: call.approval.requestId,
+              decision: "reject",
+              reason: "stopped",
+              argsDigest: argsDigestOf(call.args),
+            },
           },
         }),
       );

@@ -27,7 +27,14 @@ import {
   receiveChildReport,
   sameSpawn,
 } from "./children";
-import { appendMessage, createSession, decideApproval, patchSession, stopTurn } from "./commands";
+import {
+  appendMessage,
+  createSession,
+  decideApproval,
+  dismissRecoveryNotice,
+  patchSession,
+  stopTurn,
+} from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
@@ -230,7 +237,12 @@ export class SessionRuntime implements RuntimeCtx {
     return answer;
   }
 
-  async decide(input: { requestId: string; decision: "approve" | "reject"; reason?: string }): Promise<Session> {
+  async decide(input: {
+    requestId: string;
+    decision: "approve" | "reject";
+    reason?: string;
+    argsDigest?: string;
+  }): Promise<Session> {
     decideApproval(this, input);
     await this.#kick();
     return this.session();
@@ -244,6 +256,10 @@ export class SessionRuntime implements RuntimeCtx {
     // deleteAlarm was already issued), so a skipped kick would leave the turn with no alarm.
     await this.deps.setAlarm(this.now());
     return answer;
+  }
+
+  dismissRecoveryNotice(input: { atSeq: number }): Session {
+    return dismissRecoveryNotice(this, input);
   }
 
   /** Stop: the block of CONTRACT §3, then the model stream and running tools are aborted. */

@@ -12,7 +12,7 @@ import {
   utf8Bytes,
 } from "../contract";
 import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
-import { createConfiguredProvider, type ModelConfig } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
 import {
   applyWorkEvents,
@@ -66,6 +66,9 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
+    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
+    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -104,7 +107,7 @@ export class SessionObject extends DurableObject<Env> {
       deleteAlarm: () => arm(null),
       onAppend: (events) => applyWorkEvents(sql, events),
       // Each provider gets only its own credentials (CONTRACT §1).
-      providerFor: (model) => createConfiguredProvider(env, model, (i, init) => fetch(i, init)),
+      providerFor: (model) => this.modelProvider(model),
       fetch: (i, init) => fetch(i, init),
       config: {
         httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
@@ -135,6 +138,11 @@ export class SessionObject extends DurableObject<Env> {
     if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
       throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
     return { runtime, store: this.#store };
+  }
+
+  /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
+  protected modelProvider(model: ModelConfig): ModelProvider {
+    return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
@@ -229,6 +237,14 @@ export class SessionObject extends DurableObject<Env> {
       if (!this.#hasApproval(requestId)) throw new ApiError("not_found", "unknown approval");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       return runtime.decide({ requestId, ...parsed.value });
+    });
+  }
+  /** `POST /recovery-notice/dismiss` (CONTRACT §2, §7.11): 409 unless `atSeq` names the current notice. */
+  dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+      return runtime.dismissRecoveryNotice(parsed.value);
     });
   }
 
@@ -388,6 +404,8 @@ export class SessionObject extends DurableObject<Env> {
       replaySocket(server, store, {
         onCaughtUp: (missedSession) => {
           if (missedSession) server.send(JSON.stringify({ type: "session", session: runtime.session() }));
+          // CONTRACT §7.18: once caught up, the text streamed so far of a call in flight.
+          for (const frame of runtime.inflightReplay()) server.send(JSON.stringify({ type: "delta", ...frame }));
         },
       }),
     );
@@ -440,7 +458,11 @@ export class SessionObject extends DurableObject<Env> {
     } else if (frame.type === "approval") {
       result = await this.decide(caller, frame.requestId, {
         ok: true,
-        value: { decision: frame.decision, ...(frame.reason !== undefined ? { reason: frame.reason } : {}) },
+        value: {
+          decision: frame.decision,
+          ...(frame.reason !== undefined ? { reason: frame.reason } : {}),
+          ...(frame.argsDigest !== undefined ? { argsDigest: frame.argsDigest } : {}),
+        },
       });
     } else {
       result = await this.stop(caller);
@@ -686,7 +708,7 @@ export class SessionObject extends DurableObject<Env> {
 
 /** A value the Worker parsed at its boundary, or why it is invalid (answered after the 404 checks). */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-type DecisionInput = { decision: "approve" | "reject"; reason?: string };
+type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
 
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 function isWritten(sql: SqlStorage): boolean {

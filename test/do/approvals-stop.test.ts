@@ -52,6 +52,7 @@ describe("approvals", () => {
       callId: expect.any(String),
       tool: "write_file",
       args: { path: "notes/task.md", content: expect.stringContaining("remember the milk") },
+      argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     const events = await allEvents(s.id);
     const call = events.find((e) => e.content?.type === "functionCall");
@@ -72,6 +73,7 @@ describe("approvals", () => {
     const r = await post(`/v1/sessions/${s.id}/approvals/${pending.requestId}`, {
       decision: "approve",
       reason: "fine",
+      argsDigest: pending.argsDigest,
     });
     expect(r.status).toBe(200);
     expect(r.body.pendingApprovals).toEqual([]);
@@ -84,6 +86,7 @@ describe("approvals", () => {
       requestId: pending.requestId,
       decision: "approve",
       reason: "fine",
+      argsDigest: pending.argsDigest,
     });
     const { dispatches, responses } = byCall(events, pending.callId);
     expect(dispatches).toHaveLength(1);

@@ -35,13 +35,13 @@ describe("client: inbox, triggers, runs", () => {
       schedule: { cron: "0 6 * * *" },
       nextAt: expect.stringMatching(/T06:00:00/),
     });
-    expect((await client.listTriggers(s.id)).triggers).toEqual([t]);
+    expect((await client.triggers(s.id)).triggers).toEqual([t]);
     const dup = await errorOf(client.createTrigger(s.id, { name: "daily", text: "x", schedule: { everySeconds: 5 } }));
     expect([dup.status, dup.code]).toEqual([409, "conflict"]);
     const bad = await errorOf(client.createTrigger(s.id, { name: "bad", text: "x", schedule: { cron: "* * *" } }));
     expect([bad.status, bad.code]).toEqual([400, "bad_request"]);
     await client.deleteTrigger(s.id, "daily");
-    expect((await client.listTriggers(s.id)).triggers).toEqual([]);
+    expect((await client.triggers(s.id)).triggers).toEqual([]);
     const gone = await errorOf(client.deleteTrigger(s.id, "daily"));
     expect([gone.status, gone.code]).toEqual([404, "not_found"]);
   });

@@ -59,6 +59,7 @@ describe("connect() catches up through pages, then the socket", () => {
       send() {}
       close() {}
       addEventListener() {}
+      removeEventListener() {}
     }
     const client = new HighwaterClient({ baseUrl: "http://hw.test", token: "t", fetch, WebSocket: FakeSocket });
     const seqs: number[] = [];

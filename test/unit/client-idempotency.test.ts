@@ -33,7 +33,8 @@ describe("the client always sends an idempotencyKey", () => {
       readyState = 1;
       constructor() {
         queueMicrotask(() => {
-          for (const l of listeners.message ?? []) l({ data: JSON.stringify({ type: "ready", session: {} }) });
+          for (const l of listeners.message ?? [])
+            l({ type: "message", data: JSON.stringify({ type: "ready", session: {} }) });
         });
       }
       send(data: string) {
@@ -42,6 +43,9 @@ describe("the client always sends an idempotencyKey", () => {
       close() {}
       addEventListener(type: string, listener: (e: unknown) => void) {
         listeners[type] = [...(listeners[type] ?? []), listener];
+      }
+      removeEventListener(type: string, listener: (e: unknown) => void) {
+        listeners[type] = (listeners[type] ?? []).filter((l) => l !== listener);
       }
     }
     const client = new HighwaterClient({ baseUrl: "http://hw.test", token: "t", WebSocket: FakeSocket });

@@ -16,8 +16,8 @@ describe("client.resume", () => {
           : Response.json({ error: { code: "conflict", message: "stale" } }, { status });
       },
     });
-    expect(await client.resume("s1", "run 1", "budget:t:1", "go on")).toEqual({ seq: 9 });
-    expect(await client.resume("s1", "r1", "wait:c1")).toEqual({ seq: 9 });
+    expect(await client.resume("s1", "run 1", { waitId: "budget:t:1", text: "go on" })).toEqual({ seq: 9 });
+    expect(await client.resume("s1", "r1", { waitId: "wait:c1" })).toEqual({ seq: 9 });
     expect(seen[0]).toEqual({
       url: "http://hw.test/v1/sessions/s1/runs/run%201/resume",
       method: "POST",
@@ -25,7 +25,7 @@ describe("client.resume", () => {
     });
     expect(seen[1]?.body).toEqual({ waitId: "wait:c1" });
     status = 409;
-    const err = await client.resume("s1", "r1", "wait:old").catch((e: unknown) => e);
+    const err = await client.resume("s1", "r1", { waitId: "wait:old" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HighwaterError);
     expect(err).toMatchObject({ status: 409, code: "conflict" });
   });

@@ -50,6 +50,7 @@ describe("stopDrafts (CONTRACT §3 Stop): one block answering every open call, t
       requestId: "apr_c2",
       decision: "reject",
       reason: "stopped",
+      argsDigest: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     expect((drafts[0]!.content as any).callId).toBe("c1");
     expect(drafts[0]?.actions?.toolRecovery).toBeUndefined();

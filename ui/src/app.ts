@@ -1,45 +1,31 @@
 /**
- * The browser console: a token form, the session list and one session's live transcript.
- * Plain DOM, no framework. The transcript is the server's own pure projection
- * (`buildTranscript`) over the events this page received, each exactly once, in order.
+ * The browser console: a token form, the create form and live session list, and one session's
+ * views (`session-view.ts`). Rendered with lit-html; the token lives in `sessionStorage`, so it
+ * leaves with the tab, and never in a URL.
  */
+import { html, nothing, render, type TemplateResult } from "lit-html";
+import { repeat } from "lit-html/directives/repeat.js";
 import {
-  type Connection,
-  type Event,
   HighwaterClient,
   HighwaterError,
+  type ProviderInfo,
   type Session,
-  type TranscriptItem,
+  type SessionOptions,
 } from "../../src/client";
-// The module itself, not the projections index: it is pure and imports only types, while the
-// index also re-exports projections that need Worker-only modules.
-import { buildTranscript } from "../../src/projections/transcript";
+import { modelLabel, mountSession, statusPill } from "./session-view";
 
 const TOKEN_KEY = "highwater.token";
-/** The page folds at most this many recent events, like `GET /transcript`. */
-const WINDOW = 5_000;
-const LONG_TEXT = 400;
+const DRAFT_KEY = "highwater.draft.";
+const LIST_EVERY_MS = 3_000;
+const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"];
+/** Tools with side effects: the ones worth asking about. */
+const APPROVABLE = ["write_file", "edit_file", "delete_file", "http_fetch"];
+const DEMO_TASK = "Draft the release notes for version two";
 
 const app = document.getElementById("app")!;
 const topActions = document.getElementById("top-actions")!;
 let client: HighwaterClient | null = null;
 let leave: () => void = () => {};
-
-// ---- tiny DOM helper ------------------------------------------------------------------------
-
-type Child = Node | string | null | undefined | false;
-type Props = Record<string, string | boolean | undefined | ((e: never) => void)>;
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) {
-    if (typeof v === "function") el.addEventListener(k.slice(2), v as EventListener);
-    else if (typeof v === "boolean") el.toggleAttribute(k, v);
-    else if (v !== undefined) el.setAttribute(k, v);
-  }
-  for (const c of children) if (c) el.append(c);
-  return el;
-}
 
 function navigate(path: string) {
   history.pushState(null, "", path);
@@ -59,36 +45,6 @@ function randomKey(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function pretty(value: unknown): string {
-  return typeof value === "string" ? value : (JSON.stringify(value, null, 2) ?? String(value));
-}
-
-/** A sub-session links to the session that spawned it (CONTRACT §6 spawn_session). */
-function parentLink(s: Session): HTMLElement[] {
-  if (!s.parentId) return [];
-  return [
-    h("a", { href: `/s/${s.parentId}`, "data-nav": true, class: "muted" }, `sub-session of ${s.parentId.slice(0, 8)}…`),
-  ];
-}
-
-function statusPill(status: Session["status"]) {
-  return h("span", { class: "pill", "data-status": status }, status.replace("_", " "));
-}
-
-function modelLabel(s: Session) {
-  return h(
-    "span",
-    { class: "model" },
-    s.model.name,
-    s.model.provider === "demo" &&
-      h(
-        "span",
-        { class: "demo", title: "highwater's built-in offline model: deterministic, no API key" },
-        "demo model",
-      ),
-  );
-}
-
 function errorText(err: unknown): string {
   return err instanceof HighwaterError ? `${err.code}: ${err.message}` : String(err);
 }
@@ -98,7 +54,7 @@ function handleAuth(err: unknown): boolean {
   if (err instanceof HighwaterError && err.status === 401) {
     leave();
     leave = () => {};
-    localStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(TOKEN_KEY);
     client = null;
     renderTokenForm("That token was not accepted. Paste a valid API token.");
     return true;
@@ -111,585 +67,333 @@ function handleAuth(err: unknown): boolean {
 function route() {
   leave();
   leave = () => {};
-  const token = localStorage.getItem(TOKEN_KEY);
+  const token = sessionStorage.getItem(TOKEN_KEY);
   client = token ? new HighwaterClient({ baseUrl: location.origin, token }) : null;
-  topActions.replaceChildren(
+  render(
     token
-      ? h(
-          "button",
-          {
-            type: "button",
-            class: "link",
-            onclick: () => {
-              localStorage.removeItem(TOKEN_KEY);
-              route();
-            },
-          },
-          "Forget token",
-        )
-      : "",
+      ? html`<button
+          type="button"
+          class="link"
+          @click=${() => {
+            sessionStorage.removeItem(TOKEN_KEY);
+            route();
+          }}
+        >Forget token</button>`
+      : nothing,
+    topActions,
   );
   if (!client) return renderTokenForm();
   const m = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
-  if (m) renderSession(client, decodeURIComponent(m[1]!));
-  else renderHome(client);
+  if (m) {
+    const id = decodeURIComponent(m[1]!);
+    const draft = sessionStorage.getItem(DRAFT_KEY + id) ?? undefined;
+    sessionStorage.removeItem(DRAFT_KEY + id);
+    leave = mountSession({ client, id, root: app, handleAuth, errorText, randomKey, ...(draft ? { draft } : {}) });
+  } else leave = mountHome(client);
 }
 
 function renderTokenForm(problem?: string) {
   document.title = "highwater";
-  const input = h("input", { id: "token", type: "password", autocomplete: "off", required: true, spellcheck: "false" });
-  const error = h("p", { class: "error", role: "alert" }, problem);
-  const form = h(
-    "form",
-    {
-      class: "card",
-      onsubmit: async (e: SubmitEvent) => {
-        e.preventDefault();
-        const token = input.value.trim();
-        try {
-          await new HighwaterClient({ baseUrl: location.origin, token }).listSessions({ limit: 1 });
-          localStorage.setItem(TOKEN_KEY, token);
-          route();
-        } catch (err) {
-          error.textContent =
-            err instanceof HighwaterError && err.status === 401 ? "That token was not accepted." : errorText(err);
-        }
-      },
-    },
-    h("h1", {}, "Connect"),
-    h(
-      "p",
-      {},
-      "Paste an API token (one of the Worker's API_TOKENS; `npm start` prints one). It stays in this browser's local storage.",
-    ),
-    h("label", { for: "token" }, "API token"),
-    input,
-    h("button", { type: "submit" }, "Save token"),
-    error,
-  );
-  app.replaceChildren(form);
-  input.focus();
+  let error = problem ?? "";
+  const draw = () =>
+    render(
+      html`<form
+        class="card"
+        @submit=${async (e: SubmitEvent) => {
+          e.preventDefault();
+          const input = (e.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>("#token")!;
+          const token = input.value.trim();
+          try {
+            await new HighwaterClient({ baseUrl: location.origin, token }).listSessions({ limit: 1 });
+            sessionStorage.setItem(TOKEN_KEY, token);
+            route();
+          } catch (err) {
+            error =
+              err instanceof HighwaterError && err.status === 401 ? "That token was not accepted." : errorText(err);
+            draw();
+          }
+        }}
+      >
+        <h1>Connect</h1>
+        <p>
+          Paste an API token: one of the Worker's <code>API_TOKENS</code>. <code>npm start</code> prints one as
+          <code>highwater: token …</code>. It stays in this tab only (session storage).
+        </p>
+        <label for="token">Token</label>
+        <input id="token" type="password" autocomplete="off" required spellcheck="false" />
+        <button type="submit">Connect</button>
+        <p class="error" role="alert">${error}</p>
+      </form>`,
+      app,
+    );
+  draw();
+  app.querySelector<HTMLInputElement>("#token")?.focus();
 }
 
-function renderHome(client: HighwaterClient) {
-  document.title = "Sessions — highwater";
-  const title = h("input", { id: "new-title", maxlength: "500", placeholder: "e.g. Draft the release notes" });
-  const system = h("textarea", { id: "new-system", rows: "3", maxlength: "65536" });
-  const error = h("p", { class: "error", role: "alert" });
-  const list = h("ul", { class: "sessions", "aria-label": "Your sessions" }, h("li", { class: "muted" }, "Loading…"));
-  const form = h(
-    "form",
-    {
-      class: "card",
-      onsubmit: async (e: SubmitEvent) => {
-        e.preventDefault();
-        try {
-          const s = await client.createSession({
-            ...(title.value.trim() ? { title: title.value.trim() } : {}),
-            ...(system.value.trim() ? { system: system.value } : {}),
-          });
-          navigate(`/s/${s.id}`);
-        } catch (err) {
-          if (!handleAuth(err)) error.textContent = errorText(err);
-        }
-      },
-    },
-    h("h2", {}, "New session"),
-    h("label", { for: "new-title" }, "Title"),
-    title,
-    h(
-      "details",
-      {},
-      h("summary", {}, "System prompt (optional)"),
-      h("label", { for: "new-system" }, "Extra system instructions"),
-      system,
-    ),
-    h("button", { type: "submit" }, "Create session"),
-    error,
-  );
-  app.replaceChildren(form, h("h2", {}, "Sessions"), list);
+// ---- home: create form and the live list ------------------------------------------------
 
-  const load = async (before?: string) => {
-    try {
-      const page = await client.listSessions(before ? { before } : {});
-      if (!before) list.replaceChildren();
-      if (!before && page.sessions.length === 0) list.append(h("li", { class: "muted" }, "No sessions yet."));
-      for (const s of page.sessions)
-        list.append(
-          h(
-            "li",
-            {},
-            h("a", { href: `/s/${s.id}`, "data-nav": true }, s.title || "Untitled session"),
-            statusPill(s.status),
-            ...parentLink(s),
-            h("span", { class: "muted" }, `${s.highWater} events · updated ${new Date(s.updatedAt).toLocaleString()}`),
-          ),
-        );
-      if (page.next) {
-        const more = h(
-          "button",
-          {
-            type: "button",
-            class: "link",
-            onclick: () => {
-              more.remove();
-              void load(page.next);
-            },
-          },
-          "More",
-        );
-        list.append(h("li", {}, more));
-      }
-    } catch (err) {
-      if (!handleAuth(err)) list.replaceChildren(h("li", { class: "error" }, errorText(err)));
-    }
+type Form = {
+  title: string;
+  system: string;
+  provider: string;
+  name: string;
+  contextWindow: string;
+  approve: Set<string>;
+  approvePaths: string;
+  locationHint: string;
+  jurisdiction: string;
+};
+
+const emptyForm = (): Form => ({
+  title: "",
+  system: "",
+  provider: "",
+  name: "",
+  contextWindow: "",
+  approve: new Set(),
+  approvePaths: "",
+  locationHint: "",
+  jurisdiction: "",
+});
+
+/** The form as `SessionOptions`: only what was filled in. */
+export function formOptions(f: Form): SessionOptions {
+  const paths = f.approvePaths
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const fileTools = new Set(["write_file", "edit_file", "delete_file"]);
+  const approvals = [...f.approve].map((tool) =>
+    paths.length && fileTools.has(tool) ? { tool, match: { path: paths } } : { tool },
+  );
+  const model: NonNullable<SessionOptions["model"]> = {};
+  if (f.provider) model.provider = f.provider as NonNullable<SessionOptions["model"]>["provider"];
+  if (f.name.trim()) model.name = f.name.trim();
+  if (f.contextWindow.trim()) model.contextWindow = Number(f.contextWindow);
+  return {
+    ...(f.title.trim() ? { title: f.title.trim() } : {}),
+    ...(f.system.trim() ? { system: f.system } : {}),
+    ...(Object.keys(model).length ? { model } : {}),
+    ...(approvals.length ? { approvals } : {}),
+    ...(f.locationHint ? { locationHint: f.locationHint as SessionOptions["locationHint"] } : {}),
+    ...(f.jurisdiction ? { jurisdiction: f.jurisdiction as "eu" | "fedramp" } : {}),
   };
-  void load();
 }
 
-// ---- one session ----------------------------------------------------------------------------
-
-function renderSession(client: HighwaterClient, id: string) {
-  let session: Session | null = null;
-  let conn: Connection | null = null;
-  const events: Event[] = [];
-  /** Streamed, not yet committed model output, by `${invocationId}:${kind}`. */
-  const streaming = new Map<string, { kind: "text" | "thinking"; text: string }>();
-  const rendered = new Map<string, { sig: string; el: HTMLElement }>();
-  let frame = 0;
+function mountHome(client: HighwaterClient): () => void {
+  document.title = "Sessions — highwater";
+  let form = emptyForm();
+  let providers: ProviderInfo[] | null = null;
+  let formError = "";
+  let creating = false;
+  let sessions: Session[] | null = null;
+  let next: string | undefined;
+  let expanded = false;
+  let firstPage = 0;
+  let listError = "";
+  let draft: string | undefined;
   let left = false;
 
-  const heading = h("h1", {}, "Session");
-  const meta = h("div", { class: "meta" });
-  const linkState = h("span", { class: "conn muted", role: "status" }, "connecting…");
-  const verifyOut = h("span", { class: "verify", role: "status" });
-  const stopBtn = h("button", { type: "button", class: "danger", disabled: true, onclick: () => void stop() }, "Stop");
-  const banner = h("div", { class: "banner-slot" });
-  const waitSlot = h("div", { class: "wait-slot" });
-  let shownWait = "";
-  const problem = h("p", { class: "error", role: "alert" });
-  const log = h("ol", { class: "transcript", role: "log", "aria-label": "Transcript", "aria-live": "polite" });
-  const live = h("div", { class: "streaming", "aria-hidden": "true" });
-  const input = h("textarea", {
-    id: "message",
-    rows: "3",
-    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
-    onkeydown: (e: KeyboardEvent) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        composer.requestSubmit();
+  const draw = () => {
+    if (!left) render(home(), app);
+  };
+
+  async function loadProviders() {
+    try {
+      providers = (await client.providers()).providers;
+      const d = providers.find((p) => p.isDefault) ?? providers[0];
+      if (d && !form.provider) form.provider = d.name;
+    } catch (err) {
+      if (!handleAuth(err)) providers = [];
+    }
+    draw();
+  }
+
+  /** The first page, refreshed while the list is on screen (status, open turn, approvals). */
+  async function loadList(more = false) {
+    try {
+      const page = await client.listSessions(more && next ? { before: next } : {});
+      if (more) {
+        sessions = [...(sessions ?? []), ...page.sessions];
+        next = page.next;
+        expanded = true;
+      } else {
+        // A refresh replaces the first page and keeps what "More" loaded after it.
+        const fresh = new Set(page.sessions.map((s) => s.id));
+        const rest = expanded ? (sessions ?? []).slice(firstPage).filter((s) => !fresh.has(s.id)) : [];
+        sessions = [...page.sessions, ...rest];
+        firstPage = page.sessions.length;
+        if (!expanded) next = page.next;
       }
-    },
-  });
-  const sendBtn = h("button", { type: "submit" }, "Send");
-  const composer = h(
-    "form",
-    {
-      class: "composer",
-      onsubmit: (e: SubmitEvent) => {
-        e.preventDefault();
-        void send();
-      },
-    },
-    h("label", { for: "message", class: "sr-only" }, "Message"),
-    input,
-    sendBtn,
-  );
-  const toolbar = h(
-    "div",
-    { class: "toolbar" },
-    stopBtn,
-    h("button", { type: "button", onclick: () => void exportLog() }, "Export NDJSON"),
-    h("button", { type: "button", onclick: () => void verify() }, "Verify log"),
-    verifyOut,
-    linkState,
-  );
-  app.replaceChildren(
-    h("a", { href: "/", "data-nav": true, class: "back" }, "← Sessions"),
-    h("header", { class: "session-head" }, heading, meta),
-    toolbar,
-    banner,
-    waitSlot,
-    problem,
-    log,
-    live,
-    composer,
-  );
-
-  /** Sends over the socket when it is open, else over HTTP (same idempotency key either way). */
-  async function viaSocket<T>(socket: () => Promise<T> | undefined, http: () => Promise<T>): Promise<T> {
-    try {
-      const p = socket();
-      if (p) return await p;
+      listError = "";
     } catch (err) {
-      if (!(err instanceof HighwaterError && err.code === "disconnected")) throw err;
+      if (!handleAuth(err)) listError = errorText(err);
     }
-    return http();
+    draw();
   }
 
-  async function send() {
-    const text = input.value;
-    if (!text.trim()) return;
-    const key = randomKey();
-    sendBtn.disabled = true;
-    problem.textContent = "";
+  function preset() {
+    form = {
+      ...emptyForm(),
+      provider: providers?.find((p) => p.demo)?.name ?? form.provider,
+      title: "Demo: release notes",
+      approve: new Set(["write_file"]),
+      approvePaths: "notes/task.md",
+    };
+    draft = DEMO_TASK;
+    draw();
+  }
+
+  async function create(e: SubmitEvent) {
+    e.preventDefault();
+    creating = true;
+    formError = "";
+    draw();
     try {
-      await viaSocket(
-        () => conn?.send({ type: "message", text, idempotencyKey: key }),
-        () => client.sendMessage(id, text, key),
-      );
-      if (input.value === text) input.value = "";
+      const s = await client.createSession(formOptions(form));
+      if (draft) sessionStorage.setItem(DRAFT_KEY + s.id, draft);
+      navigate(`/s/${s.id}`);
     } catch (err) {
-      if (!handleAuth(err)) problem.textContent = `Not sent: ${errorText(err)}`;
-    } finally {
-      sendBtn.disabled = false;
-      input.focus();
+      if (!handleAuth(err)) formError = errorText(err);
+      creating = false;
+      draw();
     }
   }
 
-  async function stop() {
-    try {
-      setSession(
-        await viaSocket(
-          () => conn?.send({ type: "stop" }),
-          () => client.stop(id),
-        ),
-      );
-    } catch (err) {
-      if (!handleAuth(err)) problem.textContent = `Stop failed: ${errorText(err)}`;
-    }
-  }
+  const field =
+    (k: keyof Omit<Form, "approve">) =>
+    (e: Event): void => {
+      form = { ...form, [k]: (e.target as HTMLInputElement).value };
+      draw();
+    };
 
-  async function decide(requestId: string, decision: "approve" | "reject") {
-    try {
-      setSession(
-        await viaSocket(
-          () => conn?.send({ type: "approval", requestId, decision }),
-          () => client.decideApproval(id, requestId, decision),
-        ),
-      );
-    } catch (err) {
-      if (!handleAuth(err)) problem.textContent = `Decision failed: ${errorText(err)}`;
-    }
-  }
+  const home = (): TemplateResult => {
+    const chosen = providers?.find((p) => p.name === form.provider);
+    return html`
+      <form class="card create" @submit=${create}>
+        <div class="form-head">
+          <h2>Start a session</h2>
+          <button type="button" class="secondary" @click=${preset}>Demo preset</button>
+        </div>
+        <p class="muted">
+          The demo preset uses the offline demo model and asks for your approval before it writes
+          <code>notes/task.md</code>.
+        </p>
+        <label for="new-title">Title</label>
+        <input id="new-title" maxlength="500" placeholder="e.g. Draft the release notes" .value=${form.title} @input=${field("title")} />
+        <label for="new-system">System prompt</label>
+        <textarea id="new-system" rows="2" maxlength="65536" placeholder="Optional extra instructions" .value=${form.system} @input=${field("system")}></textarea>
+        <fieldset>
+          <legend>Model</legend>
+          <div class="row">
+            <span class="cell">
+              <label for="new-provider">Provider</label>
+              <select id="new-provider" .value=${form.provider} @change=${field("provider")}>
+                ${(providers ?? []).map(
+                  (p) => html`<option value=${p.name} ?selected=${p.name === form.provider}>
+                    ${p.name}${p.demo ? " (offline demo)" : ""}${p.isDefault ? " — default" : ""}
+                  </option>`,
+                )}
+              </select>
+            </span>
+            <span class="cell">
+              <label for="new-model">Name</label>
+              <input id="new-model" placeholder=${chosen?.defaultModel ?? "the provider's default"} .value=${form.name} @input=${field("name")} />
+            </span>
+            <span class="cell">
+              <label for="new-window">Context window</label>
+              <input id="new-window" type="number" min="1024" step="1024" placeholder="128000" .value=${form.contextWindow} @input=${field("contextWindow")} />
+            </span>
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Approval rules: ask me before</legend>
+          <div class="row checks">
+            ${APPROVABLE.map(
+              (t) => html`<label class="check"><input
+                  type="checkbox"
+                  .checked=${form.approve.has(t)}
+                  @change=${(e: Event) => {
+                    const approve = new Set(form.approve);
+                    if ((e.target as HTMLInputElement).checked) approve.add(t);
+                    else approve.delete(t);
+                    form = { ...form, approve };
+                    draw();
+                  }}
+                /><code>${t}</code></label>`,
+            )}
+          </div>
+          <label for="new-paths">Only for these paths (comma-separated; file tools)</label>
+          <input id="new-paths" placeholder="every path" .value=${form.approvePaths} @input=${field("approvePaths")} />
+        </fieldset>
+        <fieldset>
+          <legend>Placement</legend>
+          <div class="row">
+            <span class="cell">
+              <label for="new-location">Location hint</label>
+              <select id="new-location" .value=${form.locationHint} @change=${field("locationHint")}>
+                <option value="">automatic</option>
+                ${LOCATION_HINTS.map((h) => html`<option value=${h} ?selected=${h === form.locationHint}>${h}</option>`)}
+              </select>
+            </span>
+            <span class="cell">
+              <label for="new-jurisdiction">Jurisdiction</label>
+              <select id="new-jurisdiction" .value=${form.jurisdiction} @change=${field("jurisdiction")}>
+                <option value="">none</option>
+                <option value="eu" ?selected=${form.jurisdiction === "eu"}>eu</option>
+                <option value="fedramp" ?selected=${form.jurisdiction === "fedramp"}>fedramp</option>
+              </select>
+            </span>
+          </div>
+        </fieldset>
+        <button type="submit" ?disabled=${creating}>New session</button>
+        <p class="error" role="alert">${formError}</p>
+      </form>
+      <h2>Sessions</h2>
+      ${sessionList()}
+    `;
+  };
 
-  async function exportLog() {
-    try {
-      const url = URL.createObjectURL(new Blob([await client.exportNdjson(id)], { type: "application/x-ndjson" }));
-      h("a", { href: url, download: `highwater-${id.slice(0, 12)}.ndjson` }).click();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch (err) {
-      if (!handleAuth(err)) problem.textContent = `Export failed: ${errorText(err)}`;
-    }
-  }
-
-  async function verify() {
-    verifyOut.textContent = "verifying…";
-    verifyOut.className = "verify";
-    try {
-      const r = await client.verify(id);
-      verifyOut.className = `verify ${r.ok ? "ok" : "bad"}`;
-      verifyOut.textContent = r.ok
-        ? `✓ verified ${r.highWater} events, head ${r.headDigest.slice(0, 12)}…`
-        : `✗ ${r.problems.length} problem(s): ${r.problems.slice(0, 3).join("; ")}`;
-    } catch (err) {
-      verifyOut.textContent = `verify failed: ${errorText(err)}`;
-    }
-  }
-
-  function setSession(s: Session) {
-    session = s;
-    document.title = `${s.title || "Untitled session"} — highwater`;
-    heading.textContent = s.title || "Untitled session";
-    meta.replaceChildren(
-      statusPill(s.status),
-      modelLabel(s),
-      h("span", { class: "muted" }, `${s.highWater} events`),
-      ...parentLink(s),
-      ...(s.wait?.kind === "child" ? [h("span", { class: "muted" }, "waiting for a sub-session")] : []),
-    );
-    stopBtn.disabled = !s.openTurn;
-    // Re-rendered only when the wait changes, so typed resume text survives other updates.
-    if ((s.wait?.waitId ?? "") !== shownWait) {
-      shownWait = s.wait?.waitId ?? "";
-      waitSlot.replaceChildren(...(s.wait ? [waitPanel(client, s, (m) => (problem.textContent = m))] : []));
-    }
-    renderBanner();
-    schedule();
-  }
-
-  function renderBanner() {
-    const n = session?.recoveryNotice;
-    const key = n && `highwater.dismissed.${id}.${n.atSeq}`;
-    if (!n || !key || localStorage.getItem(key)) return banner.replaceChildren();
-    // The banner names calls by their tool: wait until the replay has reached the notice.
-    if ((events.at(-1)?.seq ?? 0) < n.atSeq) return;
-    const names = new Map<string, string>();
-    for (const e of events) if (e.content?.type === "functionCall") names.set(e.content.callId, e.content.name);
-    const call = (c: string) => h("li", {}, h("code", {}, names.get(c) ?? "call"), ` ${c}`);
-    banner.replaceChildren(
-      h(
-        "section",
-        { class: "banner", "aria-label": "Recovery notice" },
-        h(
-          "button",
-          {
-            type: "button",
-            class: "dismiss",
-            "aria-label": "Dismiss recovery notice",
-            onclick: () => {
-              localStorage.setItem(key, "1");
-              renderBanner();
-            },
-          },
-          "×",
-        ),
-        h("strong", {}, `This session recovered after a restart (event ${n.atSeq}).`),
-        n.rerun.length > 0 && h("p", {}, "Re-run (safe to repeat):"),
-        n.rerun.length > 0 && h("ul", {}, ...n.rerun.map(call)),
-        n.needsReview.length > 0 && h("p", {}, "Needs review (the side effect may or may not have happened):"),
-        n.needsReview.length > 0 && h("ul", {}, ...n.needsReview.map(call)),
-      ),
-    );
-  }
-
-  function onFrame(f: import("../../src/client").ServerFrame) {
-    if (f.type === "ready" || f.type === "session") {
-      if (f.type === "ready") streaming.clear();
-      setSession(f.session);
-    } else if (f.type === "event") {
-      const e = f.event;
-      events.push(e);
-      if (e.invocationId && (e.content?.type === "text" || e.content?.type === "thinking"))
-        streaming.delete(`${e.invocationId}:${e.content.type}`);
-      if (e.actions?.turnClose) streaming.clear();
-      if (e.actions?.stateDelta?.recoveryNotice) renderBanner();
-      schedule();
-    } else if (f.type === "delta") {
-      const key = `${f.invocationId}:${f.kind}`;
-      const s = streaming.get(key) ?? { kind: f.kind, text: "" };
-      s.text += f.text;
-      streaming.set(key, s);
-      schedule();
-    } else if (f.type === "error") {
-      problem.textContent = `${f.error.code}: ${f.error.message}`;
-    }
-  }
-
-  function schedule() {
-    if (!frame) frame = requestAnimationFrame(render);
-  }
-
-  function render() {
-    frame = 0;
-    const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 120;
-    const pending = new Set(session?.pendingApprovals.map((p) => p.requestId));
-    const els: HTMLElement[] = [];
-    const seen = new Set<string>();
-    for (const item of buildTranscript(events)) {
-      const key = `${item.kind}:${item.seq}`;
-      const actionable = item.kind === "tool" && item.requestId !== undefined && pending.has(item.requestId);
-      const sig = JSON.stringify(item) + actionable;
-      let r = rendered.get(key);
-      if (!r || r.sig !== sig) {
-        r = { sig, el: renderItem(item, actionable) };
-        rendered.set(key, r);
+  const sessionList = (): TemplateResult => {
+    if (listError && !sessions) return html`<p class="error" role="alert">${listError}</p>`;
+    if (!sessions) return html`<p class="muted">Loading…</p>`;
+    if (sessions.length === 0)
+      return html`<p class="muted empty">No sessions yet. Start one above: the Demo preset works offline, with no API key.</p>`;
+    return html`<ul class="sessions" aria-label="Your sessions">
+      ${repeat(
+        sessions,
+        (s) => s.id,
+        (s) => html`<li data-id=${s.id}>
+          <a href=${`/s/${s.id}`} data-nav>${s.title || "Untitled session"}</a>
+          ${statusPill(s.status)} ${s.openTurn ? html`<span class="badge">turn open</span>` : nothing}
+          ${
+            s.pendingApprovals.length
+              ? html`<span class="badge approvals" data-state="waiting_approval">${s.pendingApprovals.length} approval${s.pendingApprovals.length === 1 ? "" : "s"} waiting</span>`
+              : nothing
+          }
+          ${modelLabel(s)}
+          <span class="muted">${s.highWater} events · updated ${new Date(s.updatedAt).toLocaleString()}</span>
+        </li>`,
+      )}
+      ${
+        next
+          ? html`<li><button type="button" class="link" @click=${() => void loadList(true)}>More</button></li>`
+          : nothing
       }
-      seen.add(key);
-      els.push(r.el);
-    }
-    for (const k of rendered.keys()) if (!seen.has(k)) rendered.delete(k);
-    log.replaceChildren(...els);
-    live.replaceChildren(
-      ...[...streaming.values()].map((s) =>
-        s.kind === "text"
-          ? h(
-              "div",
-              { class: "item msg assistant streaming" },
-              h("div", { class: "who" }, "Assistant"),
-              h("div", { class: "text" }, s.text),
-            )
-          : h("details", { class: "item thinking streaming" }, h("summary", {}, "Thinking…"), h("pre", {}, s.text)),
-      ),
-    );
-    log.setAttribute("aria-busy", String(streaming.size > 0));
-    if (atBottom) window.scrollTo({ top: document.body.scrollHeight });
-  }
+    </ul>
+    ${listError ? html`<p class="error" role="alert">${listError}</p>` : nothing}`;
+  };
 
-  function renderItem(item: TranscriptItem, actionable: boolean): HTMLElement {
-    const li = h("li", { class: `item ${item.kind}`, "data-seq": String(item.seq) });
-    switch (item.kind) {
-      case "message":
-        li.classList.add("msg", item.role);
-        li.append(
-          h(
-            "div",
-            { class: "who" },
-            item.role === "user" ? "You" : "Assistant",
-            item.source &&
-              !["http", "ws"].includes(item.source) &&
-              h("span", { class: "muted" }, ` via ${item.source}`),
-          ),
-          h("div", { class: "text" }, item.text),
-        );
-        break;
-      case "thinking":
-        li.append(h("details", {}, h("summary", {}, "Thinking"), h("pre", {}, item.text)));
-        break;
-      case "tool": {
-        li.dataset.state = item.state;
-        li.append(
-          h(
-            "div",
-            { class: "tool-head" },
-            h("code", { class: "tool-name" }, item.tool),
-            h("span", { class: "badge", "data-state": item.state }, item.state.replace("_", " ")),
-            item.recovery &&
-              h(
-                "span",
-                { class: "badge recovery" },
-                item.recovery === "rerun" ? "re-run after restart" : "needs review",
-              ),
-          ),
-          block("Arguments", item.args),
-        );
-        if (item.response !== undefined) li.append(block("Response", item.response));
-        if (actionable) {
-          const requestId = item.requestId!;
-          li.append(
-            h(
-              "div",
-              { class: "approval", role: "group", "aria-label": `Approval for ${item.tool}` },
-              h("span", {}, "This call needs your approval."),
-              h("button", { type: "button", onclick: () => void decide(requestId, "approve") }, "Approve"),
-              h(
-                "button",
-                { type: "button", class: "danger", onclick: () => void decide(requestId, "reject") },
-                "Reject",
-              ),
-            ),
-          );
-        }
-        break;
-      }
-      case "error":
-        li.setAttribute("role", "note");
-        li.append(h("strong", {}, `Error (${item.code}): `), item.message);
-        break;
-      case "recovery":
-        li.append(
-          `Recovered after a restart: ${item.rerun.length} call(s) re-run, ${item.needsReview.length} need review.`,
-        );
-        break;
-      case "turn":
-        li.dataset.reason = item.reason;
-        li.append(`turn ${item.reason}`);
-        break;
-      case "record":
-        li.append(
-          item.revision !== undefined
-            ? `record ${item.topic}: revision ${item.revision}`
-            : `record ${item.topic}: entry ${item.entry}`,
-        );
-        break;
-      case "fork":
-        li.append(
-          "forked from ",
-          h("a", { href: `/s/${item.sessionId}`, "data-nav": true }, item.sessionId.slice(0, 12)),
-          ` at seq ${item.throughSeq}`,
-        );
-        break;
-    }
-    return li;
-  }
-
-  function block(label: string, value: unknown) {
-    const text = pretty(value);
-    const pre = h("pre", {}, text);
-    return text.length > LONG_TEXT || text.split("\n").length > 12
-      ? h("details", { class: "block" }, h("summary", {}, `${label} (${text.length} chars)`), pre)
-      : h("div", { class: "block" }, h("span", { class: "label" }, label), pre);
-  }
-
-  (async () => {
-    try {
-      const first = await client.getSession(id);
-      if (left) return;
-      setSession(first);
-      conn = client.connect(id, {
-        after: Math.max(0, first.highWater - WINDOW),
-        onFrame,
-        onState: (s) => {
-          linkState.dataset.state = s;
-          linkState.textContent = s === "open" ? "● live" : s === "connecting" ? "reconnecting…" : "offline";
-        },
-        onFatal: (err) => {
-          if (!handleAuth(err)) problem.textContent = `Disconnected: ${errorText(err)}`;
-        },
-      });
-    } catch (err) {
-      if (handleAuth(err)) return;
-      app.replaceChildren(
-        h("a", { href: "/", "data-nav": true, class: "back" }, "← Sessions"),
-        h(
-          "p",
-          { class: "error", role: "alert" },
-          err instanceof HighwaterError && err.status === 404 ? "No such session." : errorText(err),
-        ),
-      );
-    }
-  })();
-
-  leave = () => {
+  draw();
+  void loadProviders();
+  void loadList();
+  const timer = setInterval(() => {
+    if (document.visibilityState === "visible") void loadList();
+  }, LIST_EVERY_MS);
+  return () => {
     left = true;
-    conn?.close();
-    conn = null;
-    if (frame) cancelAnimationFrame(frame);
+    clearInterval(timer);
   };
 }
 
 route();
-
-/**
- * CONTRACT §6: the open turn's wait, with a Resume form for a `wait_for` or a spent step budget
- * (which says how many model calls the turn has used); a child's wait ends by itself.
- */
-function waitPanel(client: HighwaterClient, s: Session, report: (message: string) => void): HTMLElement {
-  const w = s.wait!;
-  const what =
-    w.kind === "budget"
-      ? `Paused at the step budget: ${w.modelCalls ?? s.maxModelCallsPerTurn} of ${s.maxModelCallsPerTurn} model calls used this turn.`
-      : w.kind === "child"
-        ? "Waiting for a sub-session to finish."
-        : `Waiting: ${w.reason ?? "for a resume"}`;
-  if (w.kind === "child") return h("section", { class: "banner wait", "aria-label": "Wait" }, h("strong", {}, what));
-  const text = h("textarea", {
-    rows: "2",
-    "aria-label": "Resume text",
-    placeholder: w.kind === "budget" ? "Optional note for the agent" : "Answer for the agent",
-  });
-  const button = h("button", { type: "submit" }, w.kind === "budget" ? "Resume (grant another budget)" : "Resume");
-  return h(
-    "section",
-    { class: "banner wait", "aria-label": "Wait" },
-    h("strong", {}, what),
-    h(
-      "form",
-      {
-        class: "resume",
-        onsubmit: async (e: SubmitEvent) => {
-          e.preventDefault();
-          button.disabled = true;
-          try {
-            await client.resume(s.id, w.runId, w.waitId, text.value);
-          } catch (err) {
-            button.disabled = false;
-            if (!handleAuth(err)) report(`Resume failed: ${errorText(err)}`);
-          }
-        },
-      },
-      text,
-      button,
-    ),
-  );
-}

@@ -1,0 +1,92 @@
+/**
+ * `HW_BENCH_ONLY=profile npm run bench`: where a step's time goes inside workerd. A V8 CPU
+ * profile (Chrome DevTools protocol, through wrangler's inspector) of the bench Worker while it
+ * runs whole turns of the per-step overhead bench and of the durable-step bench; prints the top
+ * functions by self time and by inclusive time.
+ */
+import WebSocket from "ws";
+
+type Node = {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+  children?: number[];
+};
+type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+
+export async function withCpuProfile<T>(
+  inspectorPort: number,
+  run: () => Promise<T>,
+): Promise<{ value: T; profile: Profile }> {
+  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
+    webSocketDebuggerUrl: string;
+    title?: string;
+  }[];
+  const target = list.find((t) => !/proxy|entry/i.test(t.title ?? "")) ?? list[0];
+  if (!target) throw new Error("profile: no inspector target");
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, (v: unknown) => void>();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown };
+    if (msg.id && waiting.has(msg.id)) {
+      waiting.get(msg.id)!(msg.result);
+      waiting.delete(msg.id);
+    }
+  });
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = next++;
+      waiting.set(id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  await send("Profiler.start");
+  const value = await run();
+  const { profile } = (await send("Profiler.stop")) as { profile: Profile };
+  ws.close();
+  return { value, profile };
+}
+
+/** Self and inclusive sample time (ms) by function, top `n` of each. */
+export function summarize(profile: Profile, n = 25): string {
+  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
+  const parent = new Map<number, number>();
+  for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const selfMs = new Map<number, number>();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i]!;
+    selfMs.set(id, (selfMs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  }
+  const key = (x: Node) => {
+    const file = x.callFrame.url.split("/").slice(-2).join("/");
+    return `${x.callFrame.functionName || "(anonymous)"} ${file}:${x.callFrame.lineNumber + 1}`;
+  };
+  const self = new Map<string, number>();
+  const incl = new Map<string, number>();
+  let total = 0;
+  for (const [id, ms] of selfMs) {
+    total += ms;
+    const node = byId.get(id)!;
+    self.set(key(node), (self.get(key(node)) ?? 0) + ms);
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = key(byId.get(cur)!);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + ms);
+    }
+  }
+  const top = (m: Map<string, number>) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, ms]) => `  ${ms.toFixed(1).padStart(8)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`)
+      .join("\n");
+  return `sampled ${total.toFixed(1)} ms\nself time:\n${top(self)}\ninclusive time:\n${top(incl)}`;
+}
