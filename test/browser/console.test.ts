@@ -550,10 +550,21 @@ describe("browser console", () => {
 
     // The views: arrow keys move between tabs.
     await tabTo("Transcript");
+    // Each key is pressed once the previous one has moved the selection and the focus: a view
+    // renders after its key, and a key sent in between would reach the page, not the tab list.
+    const selectedAndFocused = (name: string) =>
+      expect
+        .poll(
+          async () =>
+            (await page.getByRole("tab", { name }).getAttribute("aria-selected")) === "true" &&
+            (await page.evaluate("document.activeElement?.textContent?.trim()")) === name,
+          { timeout: 30_000 },
+        )
+        .toBe(true);
     await page.keyboard.press("ArrowRight");
-    expect(await page.getByRole("tab", { name: "Context" }).getAttribute("aria-selected")).toBe("true");
+    await selectedAndFocused("Context");
     await page.keyboard.press("End");
-    expect(await page.getByRole("tab", { name: "Timeline" }).getAttribute("aria-selected")).toBe("true");
+    await selectedAndFocused("Timeline");
     await page.locator(".timeline svg").waitFor();
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(375);
     await screenshot(page, "console-375-timeline.png");
