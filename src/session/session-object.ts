@@ -1,31 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import {
-  ApiError,
-  asResult,
-  ClientFrame,
-  describeIssues,
-  MAX_TEXT_BYTES,
-  mergeModel,
-  REQUEST_ID,
-  type Result,
-  utf8Bytes,
-} from "../contract";
-import { type Event, EventStore, sha256Hex, verifyInChunks } from "../log";
+import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import type { Event, EventStore } from "../log";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
-import { buildTranscript, pageTranscript, type Session, type SessionOptions } from "../projections";
+import type { Session, SessionOptions } from "../projections";
 import {
-  applyWorkEvents,
-  catchUpWork,
   createTrigger,
   deleteTrigger,
   fireDueTriggers,
-  nextAlarm,
-  nextTriggerDue,
   queuedRunReady,
   runsOf,
   type Schedule,
-  SessionRuntime,
+  type SessionRuntime,
   startQueuedRun,
   triggerExists,
   triggersOf,
@@ -34,23 +20,14 @@ import {
 import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
-import { applyMigrations } from "../storage";
-import { listFilesPage, parseAllowedHosts, readFileRow } from "../tools";
-import { makeChildrenPort } from "./children-port";
+import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
+import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
+import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketValid } from "./tickets";
+import { isWritten, openSession } from "./wiring";
 
-const TICKET_TTL_MS = 60_000;
-const MAX_FRAME_BYTES = 1_048_576;
-/**
- * `/verify` checks at most this many events between yields (CONTRACT §7.20: at most 5,000). At
- * ~9 µs an event (SHA-256 and parse) a chunk holds the object for ~20 ms; 5,000 measured 42–59 ms.
- */
-export const VERIFY_CHUNK_EVENTS = 2_000;
-/** A transcript page reads at most this many events, or this many bytes of them. */
-const TRANSCRIPT_SCAN_EVENTS = 5_000;
-const TRANSCRIPT_SCAN_BYTES = 8 * 1024 * 1024;
-const TRANSCRIPT_READ_EVENTS = 32;
+export type { Parsed } from "./reads";
 
 /**
  * One agent session: a thin Durable Object that wires storage, the alarm, sockets and RPC
@@ -86,43 +63,16 @@ export class SessionObject extends DurableObject<Env> {
   /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
   #open(): SessionRuntime {
     if (this.#runtime) return this.#runtime;
-    const { ctx, env } = this;
-    const sql = ctx.storage.sql;
-    const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
-    transactionSync(() => applyMigrations(sql));
-    const sessionId = ctx.id.toString();
-    const store = new EventStore(sql, sessionId, transactionSync);
-    catchUpWork(sql, store, transactionSync);
-    const arm = (loop: number | null) => {
-      const at = nextAlarm(loop, nextTriggerDue(sql));
-      return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
-    };
-    this.#arm = arm;
-    const runtime = new SessionRuntime({
-      sessionId,
-      store,
-      sql,
-      transactionSync,
-      setAlarm: (at) => arm(at),
-      deleteAlarm: () => arm(null),
-      onAppend: (events) => applyWorkEvents(sql, events),
-      // Each provider gets only its own credentials (CONTRACT §1).
-      providerFor: (model) => this.modelProvider(model),
-      fetch: (i, init) => fetch(i, init),
-      config: {
-        httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
-        offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,
-        HW_FAILPOINT: env.HW_FAILPOINT,
-        HW_FAILPOINT_URL: env.HW_FAILPOINT_URL,
-        secrets: providerSecrets(env),
-      },
+    const opened = openSession(this.ctx, this.env, {
+      modelProvider: (model) => this.modelProvider(model),
       onCommit: (events, session) => this.#broadcast(events, session),
-      onDelta: (frame) => this.#sendAll(JSON.stringify({ type: "delta", ...frame })),
-      children: makeChildrenPort(env, sessionId, () => this.#principal()),
+      onDelta: (frame) => this.#sendAll(frame),
+      principal: () => ownerPrincipal(this.ctx.storage.sql),
     });
-    this.#store = store;
-    this.#runtime = runtime;
-    return runtime;
+    this.#arm = opened.arm;
+    this.#store = opened.store;
+    this.#runtime = opened.runtime;
+    return opened.runtime;
   }
 
   /**
@@ -180,7 +130,7 @@ export class SessionObject extends DurableObject<Env> {
             owner: ownerHash(id, caller.principal),
             ...(input.directoryId ? { directoryId: input.directoryId } : {}),
           });
-          this.#rememberPrincipal(caller.principal);
+          rememberPrincipal(this.ctx.storage.sql, caller.principal);
           return session;
         });
       } catch (err) {
@@ -234,7 +184,7 @@ export class SessionObject extends DurableObject<Env> {
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return asResult(() => {
       const { runtime } = this.#admit(caller);
-      if (!this.#hasApproval(requestId)) throw new ApiError("not_found", "unknown approval");
+      if (!approvalKnown(this.ctx.storage.sql, requestId)) throw new ApiError("not_found", "unknown approval");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       return runtime.decide({ requestId, ...parsed.value });
     });
@@ -260,44 +210,12 @@ export class SessionObject extends DurableObject<Env> {
 
   /** One page of the export: NDJSON lines exactly as stored. */
   exportPage(caller: Caller, after: number, limit: number) {
-    return asResult(() => {
-      const { store } = this.#admit(caller);
-      const rows = store.readSerializedAfter(after, limit);
-      return {
-        text: rows.map((r) => `${r.json}\n`).join(""),
-        last: rows.at(-1)?.seq ?? after,
-        done: rows.length < limit,
-      };
-    });
+    return asResult(() => exportPage(this.#admit(caller).store, after, limit));
   }
 
-  /**
-   * One page of the transcript (CONTRACT §7.20): items after event `after`, at most `limit`
-   * (1–500). Reads at most TRANSCRIPT_SCAN_EVENTS events or TRANSCRIPT_SCAN_BYTES of them, so a
-   * page costs the same on any log; `next` is the cursor to pass as `after` for the rest.
-   */
+  /** One page of the transcript (CONTRACT §7.20), bounded in events and bytes. */
   transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
-    return asResult(() => {
-      const { store } = this.#admit(caller);
-      checkLimit("limit", limit, 1, 500);
-      if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
-      let items = 0;
-      const { events, atHead } = store.readBoundedAfter(after, {
-        maxEvents: TRANSCRIPT_SCAN_EVENTS,
-        maxBytes: TRANSCRIPT_SCAN_BYTES,
-        // Small reads: an event's body may be up to 512 KiB, so one read holds at most ~16 MiB.
-        pageSize: Math.min(limit + 1, TRANSCRIPT_READ_EVENTS),
-        // One item past the page tells where the page ends.
-        enough: (page) => {
-          items += buildTranscript(page).length;
-          return items > limit;
-        },
-      });
-      return pageTranscript(events, limit, atHead, (callIds, through) => {
-        const later = callIds.flatMap((id) => store.readByCall(id)).filter((e) => e.seq > through);
-        return [...later, ...store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
-      });
-    });
+    return asResult(() => transcriptPage(this.#admit(caller).store, after, limit));
   }
 
   context(caller: Caller) {
@@ -307,68 +225,34 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /**
-   * Verifies the log from seq 1 to the `highWater` it started from, in chunks of at most
-   * VERIFY_CHUNK_EVENTS with a macrotask turn between them, so the agent loop and other
-   * requests run meanwhile (CONTRACT §7.20). Rows up to that highWater never change.
-   */
+  /** `/verify` in chunks with turns between them (CONTRACT §7.20). */
   verify(caller: Caller) {
-    return asResult(async () => {
-      const { store } = this.#admit(caller);
-      const { highWater } = store.head();
-      const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
-      return verifyInChunks(store, this.ctx.id.toString(), highWater, VERIFY_CHUNK_EVENTS, turn);
-    });
+    return asResult(() => verifyLog(this.#admit(caller).store, this.ctx.id.toString()));
   }
 
-  /** The archive ref is looked up before the parsed range's error is answered (CONTRACT §7.1). */
   archive(caller: Caller, sha256: string, range: Parsed<{ offset: number; limit: number | undefined }>) {
-    return asResult(() => {
-      const { store } = this.#admit(caller);
-      const meta = store.blobs.meta(sha256);
-      if (!meta) throw new ApiError("not_found", "unknown archive ref");
-      if (!range.ok) throw new ApiError("bad_request", range.message);
-      const { offset, limit } = range.value;
-      const bytes = store.blobs.read(sha256, offset, limit)!;
-      return { bytes, mediaType: meta.mediaType, total: meta.bytes };
-    });
+    return asResult(() => archivePage(this.#admit(caller).store, sha256, range));
   }
 
-  /** One page of the workspace listing, by path (CONTRACT §7.20): `limit` 1–1000, `next` the last path. */
   files(caller: Caller, { after, limit }: { after: string | null; limit: number }) {
     return asResult(() => {
       this.#admit(caller);
-      checkLimit("limit", limit, 1, 1000);
-      return listFilesPage(this.ctx.storage.sql, after, limit);
+      return filesPage(this.ctx.storage.sql, after, limit);
     });
   }
 
   file(caller: Caller, path: string) {
     return asResult(() => {
       this.#admit(caller);
-      const row = readFileRow(this.ctx.storage.sql, path);
-      if (!row) throw new ApiError("not_found", "no such file");
-      return row.content;
+      return fileContent(this.ctx.storage.sql, path);
     });
   }
 
-  /** A single-use ticket for a browser WebSocket: `<principal>.<random>`, stored as its sha256. */
+  /** A single-use ticket for a browser WebSocket (CONTRACT §2). */
   createTicket(caller: Caller) {
     return asResult(() => {
       this.#admit(caller);
-      const principal = caller.principal;
-      const random = crypto.getRandomValues(new Uint8Array(24));
-      const ticket = `${principal}.${btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!)}`;
-      const expiresAt = Date.now() + TICKET_TTL_MS;
-      const sql = this.ctx.storage.sql;
-      sql.exec("DELETE FROM tickets WHERE expires_at < ?", Date.now());
-      sql.exec(
-        "INSERT INTO tickets (hash, principal, expires_at) VALUES (?, ?, ?)",
-        sha256Hex(ticket),
-        principal,
-        expiresAt,
-      );
-      return { ticket, expiresAt: new Date(expiresAt).toISOString() };
+      return mintTicket(this.ctx.storage.sql, caller.principal);
     });
   }
 
@@ -390,7 +274,7 @@ export class SessionObject extends DurableObject<Env> {
       throw err;
     }
     const { runtime, store } = admitted;
-    if (ticket !== null && !this.#consumeTicket(ticket, principal))
+    if (ticket !== null && !consumeTicket(this.ctx.storage.sql, ticket, principal))
       return errorResponse("unauthorized", "invalid ticket");
     if (after > store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
     const pair = new WebSocketPair();
@@ -412,56 +296,24 @@ export class SessionObject extends DurableObject<Env> {
     return new Response(null, { status: 101, webSocket: client });
   }
 
-  #consumeTicket(ticket: string, principal: string): boolean {
-    const sql = this.ctx.storage.sql;
-    const hash = sha256Hex(ticket);
-    const row = sql
-      .exec<{ principal: string; expires_at: number }>("SELECT principal, expires_at FROM tickets WHERE hash = ?", hash)
-      .toArray()[0];
-    if (!row) return false;
-    sql.exec("DELETE FROM tickets WHERE hash = ?", hash);
-    return row.principal === principal && row.expires_at >= Date.now();
-  }
-
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const send = (frame: unknown) => ws.send(JSON.stringify(frame));
-    const size = typeof message === "string" ? utf8Bytes(message) : message.byteLength;
-    if (size > MAX_FRAME_BYTES)
-      return send({ type: "error", error: { code: "payload_too_large", message: "frame over 1 MiB" } });
-    let raw: unknown;
-    try {
-      raw = JSON.parse(typeof message === "string" ? message : new TextDecoder().decode(message));
-    } catch {
-      return send({ type: "error", error: { code: "bad_request", message: "frame is not JSON" } });
-    }
-    const id = typeof (raw as { id?: unknown })?.id === "string" ? (raw as { id: string }).id : undefined;
-    const parsed = ClientFrame.safeParse(raw);
-    if (!parsed.success) {
-      return send({
-        type: "error",
-        ...(id ? { id } : {}),
-        error: { code: "bad_request", message: describeIssues(parsed.error) },
-      });
-    }
-    const frame = parsed.data;
+    const read = readClientFrame(message);
+    if (!read.ok) return send(read.error);
+    const { id, frame } = read;
     // The socket was admitted for its principal when it connected; each frame is admitted again.
     const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
-      if (utf8Bytes(frame.text) > MAX_TEXT_BYTES)
-        return send({
-          type: "error",
-          ...(id ? { id } : {}),
-          error: { code: "payload_too_large", message: "text over 262144 bytes" },
-        });
       result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
     } else if (frame.type === "approval") {
+      const { decision, reason, argsDigest } = frame;
       result = await this.decide(caller, frame.requestId, {
         ok: true,
         value: {
-          decision: frame.decision,
-          ...(frame.reason !== undefined ? { reason: frame.reason } : {}),
-          ...(frame.argsDigest !== undefined ? { argsDigest: frame.argsDigest } : {}),
+          decision,
+          ...(reason !== undefined ? { reason } : {}),
+          ...(argsDigest !== undefined ? { argsDigest } : {}),
         },
       });
     } else {
@@ -469,7 +321,12 @@ export class SessionObject extends DurableObject<Env> {
     }
     if (result.ok) {
       if (id !== undefined) send({ type: "ack", id, result: result.value });
-    } else send({ type: "error", ...(id ? { id } : {}), error: result.error });
+    } else
+      send({
+        type: "error",
+        ...(id !== undefined ? { id } : {}),
+        ...errorBody(result.error.code, result.error.message),
+      });
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -508,30 +365,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** Whether the log holds a permission request with this id (pending or decided). */
-  #hasApproval(requestId: string): boolean {
-    if (!REQUEST_ID.test(requestId)) return false;
-    // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
-    return (
-      this.ctx.storage.sql
-        .exec(
-          "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
-          `%"requestId":"${requestId}"%`,
-        )
-        .toArray().length > 0
-    );
-  }
-
   /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
   hasTicket(ticket: string, principal: string): boolean {
-    if (!this.#runtime?.exists()) return false;
-    const row = this.ctx.storage.sql
-      .exec<{ principal: string; expires_at: number }>(
-        "SELECT principal, expires_at FROM tickets WHERE hash = ?",
-        sha256Hex(ticket),
-      )
-      .toArray()[0];
-    return row !== undefined && row.principal === principal && row.expires_at >= Date.now();
+    return this.#runtime?.exists() === true && ticketValid(this.ctx.storage.sql, ticket, principal);
   }
 
   // ---- waits (CONTRACT §6) ---------------------------------------------------------------
@@ -667,7 +503,7 @@ export class SessionObject extends DurableObject<Env> {
       const { principal, ...spawn } = input;
       const runtime = this.ctx.storage.transactionSync(() => {
         const rt = this.#open();
-        this.#rememberPrincipal(principal);
+        rememberPrincipal(this.ctx.storage.sql, principal);
         return rt;
       });
       return runtime.createChild({ ...spawn, owner: ownerHash(this.ctx.id.toString(), principal) });
@@ -689,46 +525,10 @@ export class SessionObject extends DurableObject<Env> {
       return this.#runtime.stop();
     });
   }
-
-  /**
-   * The principal that owns this session, kept in the object's own storage (never in the log or
-   * an export, where only its owner hash appears) so that the children it spawns are its too.
-   */
-  #rememberPrincipal(principal: string) {
-    this.ctx.storage.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
-  }
-
-  #principal(): string | null {
-    const row = this.ctx.storage.sql
-      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'")
-      .toArray()[0];
-    return row?.value ?? null;
-  }
-}
-
-/** A value the Worker parsed at its boundary, or why it is invalid (answered after the 404 checks). */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
-
-/** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
-function isWritten(sql: SqlStorage): boolean {
-  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
-}
-
-/** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */
-function providerSecrets(env: Env): string[] {
-  const vars = env as unknown as Record<string, unknown>;
-  return ["MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"].flatMap((k) =>
-    typeof vars[k] === "string" && vars[k] ? [vars[k] as string] : [],
-  );
 }
 
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
-  const err = new ApiError(code, message);
-  return Response.json({ error: { code, message } }, { status: err.status });
+  return Response.json(errorBody(code, message), { status: new ApiError(code, message).status });
 }
 
-function checkLimit(name: string, value: number, min: number, max: number) {
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new ApiError("bad_request", `${name}: an integer from ${min} to ${max}`);
-}
+type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };

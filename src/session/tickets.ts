@@ -1,0 +1,71 @@
+/**
+ * Single-use WebSocket tickets (CONTRACT §2: 60 s, this session only) and the object's own
+ * record of its owner's principal, in the object's storage. Tickets are stored as their sha256.
+ */
+import { REQUEST_ID } from "../contract";
+import { sha256Hex } from "../log";
+
+const TICKET_TTL_MS = 60_000;
+
+/** A single-use ticket for a browser WebSocket: `<principal>.<random>`, stored as its sha256. */
+export function mintTicket(sql: SqlStorage, principal: string, now = Date.now()) {
+  const random = crypto.getRandomValues(new Uint8Array(24));
+  const ticket = `${principal}.${btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!)}`;
+  const expiresAt = now + TICKET_TTL_MS;
+  sql.exec("DELETE FROM tickets WHERE expires_at < ?", now);
+  sql.exec(
+    "INSERT INTO tickets (hash, principal, expires_at) VALUES (?, ?, ?)",
+    sha256Hex(ticket),
+    principal,
+    expiresAt,
+  );
+  return { ticket, expiresAt: new Date(expiresAt).toISOString() };
+}
+
+function ticketRow(sql: SqlStorage, hash: string) {
+  return sql
+    .exec<{ principal: string; expires_at: number }>("SELECT principal, expires_at FROM tickets WHERE hash = ?", hash)
+    .toArray()[0];
+}
+
+/** Whether a ticket is valid for `principal` right now; does not use it up. */
+export function ticketValid(sql: SqlStorage, ticket: string, principal: string, now = Date.now()): boolean {
+  const row = ticketRow(sql, sha256Hex(ticket));
+  return row !== undefined && row.principal === principal && row.expires_at >= now;
+}
+
+/** Uses a ticket up: valid or not, it never works twice. */
+export function consumeTicket(sql: SqlStorage, ticket: string, principal: string, now = Date.now()): boolean {
+  const hash = sha256Hex(ticket);
+  const row = ticketRow(sql, hash);
+  if (!row) return false;
+  sql.exec("DELETE FROM tickets WHERE hash = ?", hash);
+  return row.principal === principal && row.expires_at >= now;
+}
+
+/** Whether the log holds a permission request with this id (pending or decided). */
+export function approvalKnown(sql: SqlStorage, requestId: string): boolean {
+  if (!REQUEST_ID.test(requestId)) return false;
+  // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
+  return (
+    sql
+      .exec(
+        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
+        `%"requestId":"${requestId}"%`,
+      )
+      .toArray().length > 0
+  );
+}
+
+/**
+ * The principal that owns this session, kept in the object's own storage (never in the log or
+ * an export, where only its owner hash appears) so that the children it spawns are its too.
+ */
+export function rememberPrincipal(sql: SqlStorage, principal: string) {
+  sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
+}
+
+export function ownerPrincipal(sql: SqlStorage): string | null {
+  const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'").toArray()[0];
+  return row?.value ?? null;
+}

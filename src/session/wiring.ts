@@ -1,0 +1,72 @@
+/**
+ * Wires a session's runtime over its Durable Object storage: migrations, the event store, the
+ * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
+ * trigger due) and the ports the runtime reaches out through.
+ */
+import type { Event } from "../log";
+import { EventStore } from "../log";
+import type { ModelConfig, ModelProvider } from "../model";
+import type { Session } from "../projections";
+import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
+import { applyMigrations } from "../storage";
+import { parseAllowedHosts } from "../tools";
+import { makeChildrenPort } from "./children-port";
+
+export type Hooks = {
+  modelProvider: (model: ModelConfig) => ModelProvider;
+  onCommit: (events: Event[], session: Session | null) => void;
+  onDelta: (frame: string) => void;
+  principal: () => string | null;
+};
+
+export type Opened = { runtime: SessionRuntime; store: EventStore; arm: (loop: number | null) => Promise<void> };
+
+/** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
+export function isWritten(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
+}
+
+/** Migrates and wires the runtime (call inside the seq 1 block for a new session). */
+export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Opened {
+  const sql = ctx.storage.sql;
+  const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
+  transactionSync(() => applyMigrations(sql));
+  const sessionId = ctx.id.toString();
+  const store = new EventStore(sql, sessionId, transactionSync);
+  catchUpWork(sql, store, transactionSync);
+  const arm = (loop: number | null) => {
+    const at = nextAlarm(loop, nextTriggerDue(sql));
+    return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
+  };
+  const runtime = new SessionRuntime({
+    sessionId,
+    store,
+    sql,
+    transactionSync,
+    setAlarm: (at) => arm(at),
+    deleteAlarm: () => arm(null),
+    onAppend: (events) => applyWorkEvents(sql, events),
+    // Each provider gets only its own credentials (CONTRACT §1).
+    providerFor: hooks.modelProvider,
+    fetch: (i, init) => fetch(i, init),
+    config: {
+      httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
+      offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,
+      HW_FAILPOINT: env.HW_FAILPOINT,
+      HW_FAILPOINT_URL: env.HW_FAILPOINT_URL,
+      secrets: providerSecrets(env),
+    },
+    onCommit: hooks.onCommit,
+    onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
+    children: makeChildrenPort(env, sessionId, hooks.principal),
+  });
+  return { runtime, store, arm };
+}
+
+/** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */
+function providerSecrets(env: Env): string[] {
+  const vars = env as unknown as Record<string, unknown>;
+  return ["MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"].flatMap((k) =>
+    typeof vars[k] === "string" && vars[k] ? [vars[k] as string] : [],
+  );
+}
