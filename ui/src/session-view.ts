@@ -37,7 +37,15 @@ const VIEWS: { id: View; label: string }[] = [
   { id: "timeline", label: "Timeline" },
 ];
 
-type Wait = { runId: string; waitId: string; kind: string; reason?: string } | null;
+type Wait = { runId: string; waitId: string; kind: string; reason?: string; modelCalls?: number } | null;
+
+/** What a wait is for, in words: the step budget says how many calls the turn has used (issue 14). */
+function waitText(wait: NonNullable<Wait>, budget: number | undefined): string {
+  if (wait.kind === "budget")
+    return `Paused at the step budget: ${wait.modelCalls ?? "?"} of ${budget ?? "?"} model calls used this turn.`;
+  if (wait.kind === "child") return "Waiting for a sub-session to finish.";
+  return `Waiting${wait.reason ? `: ${wait.reason}` : " for a resume"}.`;
+}
 
 export type SessionPageDeps = {
   client: HighwaterClient;
@@ -487,8 +495,15 @@ export function mountSession(deps: SessionPageDeps): () => void {
       <div class="composer-actions">
         <button type="submit" ?disabled=${sending}>Send</button>
         <button type="button" class="danger" ?disabled=${!s?.openTurn} @click=${() => void stop()}>Stop</button>
-        ${wait ? html`<button type="button" @click=${() => void resume(wait)}>Resume</button>` : nothing}
+        ${wait && wait.kind !== "child" ? html`<button type="button" @click=${() => void resume(wait)}>Resume</button>` : nothing}
       </div>
+      ${
+        wait
+          ? html`<p class="wait-note muted" role="status">
+              ${waitText(wait, (s as { maxModelCallsPerTurn?: number } | null)?.maxModelCallsPerTurn)}
+            </p>`
+          : nothing
+      }
     </form>`;
   }
 
