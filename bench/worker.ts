@@ -21,7 +21,7 @@ import type { ModelConfig, ModelPart, ModelProvider } from "../src/model";
 import { buildRecoveryPlan } from "../src/projections";
 import { SessionRuntime } from "../src/runtime/session-runtime";
 import { SessionObject } from "../src/session";
-import type { Caller } from "../src/session/ownership";
+import { type Caller, ownerHash } from "../src/session/ownership";
 import { applyMigrations } from "../src/storage";
 import { makePlaceholder } from "../src/tools";
 import type { BenchBytes } from "./bytes";
@@ -633,6 +633,8 @@ export class BenchSession extends SessionObject {
         parentId: null,
         options: { title: "bench" },
         model: { ...MODEL, contextWindow: shape.contextWindow },
+        // The bench reads its sessions as BENCH_CALLER (CONTRACT §7.26: the owner is in seq 1).
+        owner: ownerHash(this.ctx.id.toString(), BENCH_CALLER.principal),
       });
     }
     const openLen = shape.open === "long" ? LONG_OPEN_EVENTS : shape.open === "small" ? 4 : 0;

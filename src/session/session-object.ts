@@ -81,6 +81,8 @@ export class SessionObject extends DurableObject<Env> {
    * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
    */
   #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
+    // Storage written since this instance started (another path wrote seq 1): open it now.
+    if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
     const runtime = this.#runtime;
     const owner = runtime?.summary?.owner;
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
