@@ -331,6 +331,14 @@ describe("browser console", () => {
     await expect.poll(() => page.locator(".file-content").textContent()).toBe(content);
     await screenshot(page, "console-files.png");
 
+    // Runs: the demo turn is one run with no trigger, completed; no triggers yet.
+    await page.getByRole("tab", { name: "Runs" }).click();
+    const runs = await api.runs(s.id);
+    await expect.poll(() => page.locator("table.runs tbody tr").count()).toBe(runs.runs.length);
+    expect(await page.locator("table.runs tbody tr").first().textContent()).toContain("completed");
+    expect(await page.getByText("No triggers").count()).toBe(1);
+    await screenshot(page, "console-runs.png");
+
     // Timeline: a chart, with bars for the model calls and each tool call.
     await page.getByRole("tab", { name: "Timeline" }).click();
     await page.locator(".timeline svg").waitFor();

@@ -13,8 +13,10 @@ import {
   type FileEntry,
   type HighwaterClient,
   HighwaterError,
+  type Run,
   type ServerFrame,
   type Session,
+  type Trigger,
   type VerifyResult,
 } from "../../src/client";
 import { canonical } from "../../src/log/canonical";
@@ -28,12 +30,13 @@ const SHOWN = 400;
 const LOG_PAGE = 100;
 const LONG_TEXT = 400;
 
-export type View = "transcript" | "context" | "log" | "files" | "timeline";
+export type View = "transcript" | "context" | "log" | "files" | "runs" | "timeline";
 const VIEWS: { id: View; label: string }[] = [
   { id: "transcript", label: "Transcript" },
   { id: "context", label: "Context" },
   { id: "log", label: "Log" },
   { id: "files", label: "Files" },
+  { id: "runs", label: "Runs" },
   { id: "timeline", label: "Timeline" },
 ];
 
@@ -90,6 +93,9 @@ export function mountSession(deps: SessionPageDeps): () => void {
   let filesError = "";
   let filesAt = -1;
   let openFile: { path: string; content: string | null; error?: string } | null = null;
+  let runs: { runs: Run[]; triggers: Trigger[] } | null = null;
+  let runsError = "";
+  let runsAt = -1;
 
   function viewFromHash(): View {
     const h = location.hash.slice(1);
@@ -236,6 +242,22 @@ export function mountSession(deps: SessionPageDeps): () => void {
     if (view === "context") void loadContext();
     if (view === "log" && !logPage) void loadLog(null);
     if (view === "files") void loadFiles();
+    if (view === "runs") void loadRuns();
+  }
+
+  /** Runs (every turn, scheduled ones with their trigger) and the session's triggers (CONTRACT §6). */
+  async function loadRuns() {
+    const at = session?.highWater ?? 0;
+    if (runsAt === at) return;
+    runsAt = at;
+    try {
+      const [r, t] = await Promise.all([client.runs(id), client.triggers(id)]);
+      runs = { runs: r.runs, triggers: t.triggers };
+      runsError = "";
+    } catch (err) {
+      if (!handleAuth(err)) runsError = errorText(err);
+    }
+    schedule();
   }
 
   async function loadContext() {
@@ -313,6 +335,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
         // The views that read the server's state follow the turn's end.
         if (view === "context") void loadContext();
         if (view === "files") void loadFiles();
+        if (view === "runs") void loadRuns();
       }
       if (e.content?.type === "functionResponse" && view === "files") void loadFiles();
       schedule();
@@ -384,6 +407,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
       <section class="panel" role="tabpanel" id=${`panel-${view}`} aria-labelledby=${`tab-${view}`}>
         ${view === "transcript" ? transcriptView() : nothing} ${view === "context" ? contextView() : nothing}
         ${view === "log" ? logView() : nothing} ${view === "files" ? filesView() : nothing}
+        ${view === "runs" ? runsView() : nothing}
         ${view === "timeline" ? timelineView(fold.spans, fold.marks, Date.now(), timelineWidth()) : nothing}
       </section>
       ${composer()}
@@ -809,6 +833,44 @@ export function mountSession(deps: SessionPageDeps): () => void {
   }
 
   // ---- Files -----------------------------------------------------------------------------
+
+  function runsView(): TemplateResult {
+    if (runsError) return html`<p class="error" role="alert">${runsError}</p>`;
+    if (!runs) return html`<p class="muted">Loading runs…</p>`;
+    const parent = session?.parentId;
+    return html`
+      ${parent ? html`<p>A sub-session of <a href="/s/${parent}" data-nav>${parent.slice(0, 12)}…</a></p>` : nothing}
+      <h2>Triggers</h2>
+      ${
+        runs.triggers.length === 0
+          ? html`<p class="muted empty">No triggers: scheduled runs appear here once one is created.</p>`
+          : html`<ul class="triggers">
+              ${runs.triggers.map(
+                (t) => html`<li><code>${t.name}</code> ${JSON.stringify(t.schedule)}
+                  ${t.nextAt ? html`<span class="muted">next ${new Date(t.nextAt).toLocaleString()}</span>` : nothing}</li>`,
+              )}
+            </ul>`
+      }
+      <h2>Runs</h2>
+      ${
+        runs.runs.length === 0
+          ? html`<p class="muted empty">No runs yet.</p>`
+          : html`<table class="runs">
+              <thead><tr><th>run</th><th>trigger</th><th>state</th><th>outcome</th><th>started</th></tr></thead>
+              <tbody>
+                ${runs.runs.map(
+                  (r) => html`<tr>
+                    <td><code>${r.runId.slice(0, 8)}</code></td>
+                    <td>${r.trigger ?? "—"}</td>
+                    <td>${r.state}${r.waitId ? html` <span class="muted">(${r.waitId})</span>` : nothing}</td>
+                    <td>${r.outcome ?? ""}</td>
+                    <td>${new Date(r.startedAt).toLocaleString()}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`;
+  }
 
   function filesView(): TemplateResult {
     if (filesError) return html`<p class="error" role="alert">${filesError}</p>`;
