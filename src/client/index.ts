@@ -3,13 +3,13 @@
  * Node 20+ and tests. It uses only `fetch`, `URL`, timers and a WebSocket implementation, so it
  * bundles for the browser console as is.
  */
-import ReconnectingWebSocket from "partysocket/ws";
 import type { z } from "zod";
 import type { NextContext } from "../context";
 import { ERROR_STATUS } from "../contract/errors";
 import type { Decision, DismissNotice, PatchSession, SessionOptionsInput } from "../http/schemas";
 import type { Event, VerifyResult } from "../log";
 import type { Session, TranscriptItem } from "../projections";
+import { openConnection } from "./connection";
 
 /**
  * What `POST /v1/sessions` takes: the server's own zod schema (type only, so nothing of zod
@@ -85,10 +85,10 @@ export type ClientFrame =
   | { type: "approval"; requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string }
   | { type: "stop" };
 
-type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
+export type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
 
 /** Contract error codes and their HTTP status, so socket errors carry a status too. */
-const STATUS_OF: Record<string, number> = ERROR_STATUS;
+export const STATUS_OF: Record<string, number> = ERROR_STATUS;
 
 /**
  * A failed call, on the contract's error shape `{ error: { code, message } }`. `status` is 0
@@ -181,10 +181,6 @@ export type Connection = {
 
 /** The page size of catch-up: a full page of it is immutable and cacheable (CONTRACT §7.21). */
 export const HISTORY_PAGE = 500;
-
-const PING_EVERY_MS = 7_000;
-/** No frame at all (not even a pong) for this long means the socket is dead (issue: ~20 s). */
-const SILENCE_LIMIT_MS = 20_000;
 
 /** A typed client for one Worker and one token. */
 export class HighwaterClient {
@@ -428,179 +424,17 @@ export class HighwaterClient {
    * not even a pong, for `silenceMs` is dead however open it looks, and is replaced.
    */
   connect(sessionId: string, options: ConnectOptions): Connection {
-    const Ctor = this.#WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    if (!Ctor) throw new Error("no WebSocket implementation: pass `WebSocket` (e.g. from the ws package)");
-    const auth = options.auth ?? (this.#WebSocket && this.#token ? "header" : "ticket");
-    const pingEvery = options.pingEveryMs ?? PING_EVERY_MS;
-    const silenceLimit = options.silenceMs ?? SILENCE_LIMIT_MS;
-    const wsBase = this.baseUrl.replace(/^http/, "ws");
-    const token = this.#token;
-
-    let lastSeq = options.after ?? 0;
-    let state: ConnectionState = "connecting";
-    let everOpen = false;
-    let closed = false;
-    let lastHeard = Date.now();
-    let frameId = 0;
-    let nextTicket = options.ticket;
-    const pending = new Map<string, { resolve: (v: never) => void; reject: (e: HighwaterError) => void }>();
-
-    const setState = (s: ConnectionState) => {
-      if (s === state) return;
-      state = s;
-      options.onState?.(s);
-    };
-    const failPending = () => {
-      for (const p of pending.values())
-        p.reject(new HighwaterError(0, "disconnected", "the socket closed before an answer"));
-      pending.clear();
-    };
-    const lost = () => {
-      failPending();
-      if (!closed) setState(everOpen ? "reconnecting" : "connecting");
-    };
-
-    /** Catch-up over HTTP full pages (CONTRACT §7.21); any failure leaves the rest to the socket's replay. */
-    const catchUpPages = async () => {
-      try {
-        for await (const events of this.history(sessionId, lastSeq)) {
-          for (const event of events) {
-            if (closed) return;
-            if (event.seq <= lastSeq) continue;
-            if (event.seq !== lastSeq + 1) return;
-            lastSeq = event.seq;
-            options.onFrame({ type: "event", event });
-          }
-        }
-      } catch {
-        // The socket replays from `lastSeq`, whatever the pages delivered.
-      }
-    };
-
-    // One URL per attempt: history in full pages first, then the cursor as of now and a fresh ticket.
-    const url = async (): Promise<string> => {
-      if ((options.catchUp ?? "pages") === "pages") await catchUpPages();
-      let u = `${wsBase}/v1/sessions/${encodeURIComponent(sessionId)}/ws?after=${lastSeq}`;
-      if (auth === "ticket") {
-        let ticket = nextTicket;
-        nextTicket = undefined;
-        if (!ticket) {
-          try {
-            ticket = (await this.createTicket(sessionId)).ticket;
-          } catch (err) {
-            const e = err as HighwaterError;
-            if ([401, 403, 404, 503].includes(e.status)) giveUp(e);
-            throw err;
-          }
-        }
-        u += `&ticket=${encodeURIComponent(ticket)}`;
-      }
-      return u;
-    };
-    // Programs authenticate with the header; partysocket calls `new WS(url)`.
-    const WS =
-      auth === "header" && token
-        ? function HeaderAuthWebSocket(u: string) {
-            return new Ctor(u, { headers: { authorization: `Bearer ${token}` } });
-          }
-        : Ctor;
-    const rws = new ReconnectingWebSocket(url, null, {
-      WebSocket: WS,
-      minReconnectionDelay: options.minDelayMs ?? 250,
-      maxReconnectionDelay: options.maxDelayMs ?? 10_000,
-      reconnectionDelayGrowFactor: 2,
-      // An upgrade to an object that is starting (or a loaded dev machine) can take seconds;
-      // cutting it short only starts the next attempt from scratch.
-      connectionTimeout: 20_000,
-    });
-    const giveUp = (error: HighwaterError) => {
-      if (closed) return;
-      closed = true;
-      clearInterval(pingTimer);
-      rws.close(1000, "gave up");
-      failPending();
-      setState("closed");
-      options.onFatal?.(error);
-    };
-
-    const onMessage = (data: unknown) => {
-      lastHeard = Date.now();
-      const text = typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer);
-      let frame: ServerFrame | { type: "pong" };
-      try {
-        frame = JSON.parse(text);
-      } catch {
-        return;
-      }
-      if (frame.type === "pong") return;
-      if (frame.type === "event") {
-        const seq = frame.event.seq;
-        if (seq <= lastSeq) return;
-        if (seq !== lastSeq + 1) {
-          // Never deliver out of order: start again from what was delivered.
-          lost();
-          rws.reconnect(4000, "gap");
-          return;
-        }
-        lastSeq = seq;
-      } else if (frame.type === "ready") {
-        everOpen = true;
-        setState("open");
-      } else if ((frame.type === "ack" || frame.type === "error") && frame.id !== undefined && pending.has(frame.id)) {
-        const p = pending.get(frame.id)!;
-        pending.delete(frame.id);
-        if (frame.type === "ack") p.resolve(frame.result as never);
-        else p.reject(new HighwaterError(STATUS_OF[frame.error.code] ?? 0, frame.error.code, frame.error.message));
-        return;
-      }
-      options.onFrame(frame);
-    };
-
-    rws.addEventListener("open", () => {
-      lastHeard = Date.now();
-    });
-    rws.addEventListener("message", (ev: MessageEvent) => onMessage(ev.data));
-    rws.addEventListener("close", lost);
-    const pingTimer = setInterval(() => {
-      if (closed || rws.readyState !== 1) return;
-      if (Date.now() - lastHeard > silenceLimit) {
-        // A stalled link can stay "open" for minutes: replace it, from the cursor.
-        lost();
-        rws.reconnect(4001, "silent");
-      } else rws.send('{"type":"ping"}');
-    }, pingEvery);
-
-    return {
-      get lastSeq() {
-        return lastSeq;
+    return openConnection(
+      {
+        baseUrl: this.baseUrl,
+        token: this.#token,
+        WebSocket: this.#WebSocket,
+        createTicket: (id) => this.createTicket(id),
+        history: (id, after) => this.history(id, after),
       },
-      get state() {
-        return state;
-      },
-      get retries() {
-        return Math.max(0, rws.retryCount);
-      },
-      send<F extends ClientFrame>(frame: F): Promise<AckResult<F>> {
-        if (rws.readyState !== 1 || state !== "open")
-          return Promise.reject(new HighwaterError(0, "disconnected", "the socket is not open"));
-        const id = `c${++frameId}`;
-        // A message always carries an idempotency key, so that resending it is safe.
-        const sent =
-          frame.type === "message" && !frame.idempotencyKey ? { ...frame, idempotencyKey: newIdempotencyKey() } : frame;
-        return new Promise<AckResult<F>>((resolve, reject) => {
-          pending.set(id, { resolve: resolve as (v: never) => void, reject });
-          rws.send(JSON.stringify({ ...sent, id }));
-        });
-      },
-      close() {
-        if (closed) return;
-        closed = true;
-        clearInterval(pingTimer);
-        failPending();
-        rws.close(1000, "client closed");
-        setState("closed");
-      },
-    };
+      sessionId,
+      options,
+    );
   }
 }
 
