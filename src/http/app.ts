@@ -1,19 +1,19 @@
 import { Hono } from "hono";
+import { forkRoutes } from "../features/fork/routes";
+import { recordRoutes } from "../features/records/routes";
+import { workRoutes } from "../features/work/routes";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
-import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
-import { recordRoutes } from "./records";
 import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
-import { workRoutes } from "./work";
 
 /**
  * The HTTP edge (DESIGN §2): one middleware per concern in the order of CONTRACT §7.1

@@ -1,5 +1,3 @@
-import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
-import type { ModelConfig } from "../model/types";
 import {
   type ChildrenState,
   childWait,
@@ -7,7 +5,9 @@ import {
   parseSpawnedBy,
   reduceChildren,
   type SpawnedBy,
-} from "./children";
+} from "../features/children/facts";
+import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
+import type { ModelConfig } from "../model/types";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
 /** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */

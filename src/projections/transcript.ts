@@ -1,5 +1,5 @@
+import { recordFactOf } from "../features/records/facts";
 import type { Event } from "../log";
-import { recordFactOf } from "./records";
 
 export type TranscriptItem =
   | { kind: "message"; seq: number; role: "user" | "assistant"; text: string; source?: string; turnId?: string }

@@ -3,6 +3,16 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
+import {
+  type ChildReport,
+  type ChildSpawn,
+  childCreatedDraft,
+  deliverChildrenWork,
+  outboxDelay,
+  receiveChildReport,
+  sameSpawn,
+} from "../features/children/commands";
+import { type ForkPrefix, renderPrefix } from "../features/fork/facts";
 import { canonical, type Event, type EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
@@ -15,18 +25,8 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { type ForkPrefix, renderPrefix } from "../projections/fork";
 import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
-import {
-  type ChildReport,
-  type ChildSpawn,
-  childCreatedDraft,
-  deliverChildrenWork,
-  outboxDelay,
-  receiveChildReport,
-  sameSpawn,
-} from "./children";
 import {
   appendMessage,
   createSession,

@@ -1,6 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session, SessionOptions } from "../projections";
@@ -17,9 +20,6 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
-import type { ChildReport, ChildSpawn } from "../runtime/children";
-import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";

@@ -3,6 +3,8 @@
  * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
  * trigger due) and the ports the runtime reaches out through.
  */
+
+import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
@@ -10,7 +12,6 @@ import type { Session } from "../projections";
 import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
-import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { setSpawnableTools, spawnSessionTool } from "../features/children/tool";
+import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "../features/records/tool";
 import {
   deleteFileTool,
   editFileTool,
@@ -9,8 +11,6 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
-import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
-import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 

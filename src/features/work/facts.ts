@@ -4,7 +4,7 @@
  * share one `skipped` run with a `count`. Pure reducers: the rows they return are cached in
  * SQLite beside the log and can be rebuilt by folding the log again.
  */
-import type { Event } from "../log";
+import type { Event } from "../../log";
 
 export type RunState = "running" | "waiting" | "completed" | "skipped";
 export type RunOutcome = "completed" | "stopped" | "failed";

@@ -4,9 +4,9 @@
  * transaction, and rebuilt from the log when they are behind it.
  */
 import { z } from "zod";
-import type { Event, EventStore } from "../log";
-import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "../projections/runs";
-import { rows, run, type SqlLike } from "../storage";
+import type { Event, EventStore } from "../../log";
+import { rows, run, type SqlLike } from "../../storage";
+import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "./facts";
 import { nextDue } from "./schedule";
 
 const Schedule = z.union([
