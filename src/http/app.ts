@@ -1,7 +1,5 @@
 import { Hono } from "hono";
-import { forkRoutes } from "../features/fork/routes";
-import { recordRoutes } from "../features/records/routes";
-import { workRoutes } from "../features/work/routes";
+import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
@@ -34,9 +32,7 @@ export function createApp() {
   readRoutes(app);
   socketRoutes(app);
   resumeRoutes(app);
-  workRoutes(app);
-  recordRoutes(app);
-  forkRoutes(app);
+  for (const feature of FEATURES) feature.routes?.(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

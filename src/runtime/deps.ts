@@ -31,8 +31,6 @@ export type RuntimeDeps = {
   /** Called after every commit with the committed events and, when it changed, the new Session. */
   onCommit: (events: Event[], session: Session | null) => void;
   onDelta: (frame: DeltaFrame) => void;
-  /** Called inside the transaction that appended `events` (caches beside the log fold them there). */
-  onAppend?: (events: Event[]) => void;
   now?: () => number;
   /** Other session objects, for sub-sessions (absent: `spawn_session` answers unavailable). */
   children?: ChildrenPort;

@@ -3,6 +3,7 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
+import { FEATURES } from "../features";
 import {
   type ChildReport,
   type ChildSpawn,
@@ -25,7 +26,7 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import {
   appendMessage,
@@ -199,8 +200,7 @@ export class SessionRuntime implements RuntimeCtx {
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
-      this.deps.onAppend?.(evs);
-      applyRecordEvents(this.deps.sql, evs);
+      for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;

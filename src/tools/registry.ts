@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { setSpawnableTools, spawnSessionTool } from "../features/children/tool";
-import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "../features/records/tool";
+import { FEATURES } from "../features";
+import { setSpawnableTools } from "../features/children/tool";
 import {
   deleteFileTool,
   editFileTool,
@@ -30,10 +30,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
-      readRecordTool,
-      writeRecordTool,
-      appendRecordEntryTool,
-      spawnSessionTool,
+      ...FEATURES.flatMap((f) => f.tools ?? []),
     ].map((t) => [t.name, t]),
   ),
 );

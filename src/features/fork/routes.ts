@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { unwrap } from "../../contract";
 import { readJson } from "../../http/body";
-import { createRegistered } from "../../http/create-session";
+import { createRegistered, mintSessionId } from "../../http/create-session";
 import { resource } from "../../http/routing";
 import { parseInput } from "../../http/schemas";
-import { mintSessionId } from "../../http/sessions";
 import { callerOf, directoryOf, type EdgeApp } from "../../http/types";
 import type { Session } from "../../projections";
 import type { ForkSource } from "./commands";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Event, EventStore } from "../../log";
-import { rows, run, type SqlLike } from "../../storage";
+import { rows, run, type SqlLike } from "../../storage/sql";
 import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "./facts";
 import { nextDue } from "./schedule";
 

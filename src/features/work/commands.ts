@@ -6,7 +6,7 @@
 import type { EventDraft } from "../../log";
 import type { RuntimeCtx } from "../../runtime/deps";
 import { ApiError } from "../../runtime/errors";
-import type { SqlLike } from "../../storage";
+import type { SqlLike } from "../../storage/sql";
 import {
   dueTriggers,
   hasUnfinishedRun,
