@@ -1,5 +1,5 @@
 import type { BlobStore } from "./blobs";
-import { type Event, isBlobRef } from "./event";
+import { type Event, isBlobRef } from "../contract/event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 
 export type VerifyResult = { ok: boolean; highWater: number; headDigest: string; problems: string[] };

@@ -19,7 +19,7 @@ import {
   type Trigger,
   type VerifyResult,
 } from "../../src/client";
-import { canonical } from "../../src/log/canonical";
+import { canonical } from "../../src/contract/canonical";
 import { applyDelta, eventKind, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
