@@ -1,8 +1,9 @@
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, mergeModel, type Result, unwrap } from "../contract";
+import { ApiError, type Result, unwrap } from "../contract";
 import {
   describeProviders,
   type ModelConfig,
+  mergeModel,
   type ProviderName,
   resolveDefaultModel,
   resolveProviders,

@@ -1,11 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import { ApiError, asResult, errorBody, type Result } from "../contract";
 import type { ChildReport, ChildSpawn } from "../features/children/commands";
 import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
-import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import {
   createTrigger,

@@ -53,7 +53,9 @@ export function enabledTools(names?: string[], registry: Readonly<Record<string,
   return all.filter((t) => wanted.has(t.name));
 }
 
-export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+export type { ToolSpec } from "../contract/model";
+
+import type { ToolSpec } from "../contract/model";
 
 const specCache = new WeakMap<AnyTool, ToolSpec>();
 

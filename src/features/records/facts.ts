@@ -14,14 +14,7 @@ export const MAX_RECORD_BYTES = 262_144;
 
 export type RecordRevision = { topic: string; revision: number; content: string; coversEntry: number };
 export type RecordEntryFact = { topic: string; entry: number; text: string; refs: number[] };
-export type RecordEntry = { id: number; text: string; refs: number[]; seq: number; at: string };
-export type RecordView = {
-  topic: string;
-  revision: number;
-  content: string;
-  coversEntry: number;
-  uncovered: RecordEntry[];
-};
+export type { RecordEntry, RecordView } from "../../contract/records";
 export type TopicState = { revision: number; coversEntry: number; entries: number };
 
 export type RecordDecision<T> =
