@@ -6,13 +6,10 @@
 import type {
   Accepted,
   ContextView,
-  DecisionBody,
-  DismissBody,
   Event,
   EventsPage,
   FilesPage,
   ProviderInfo,
-  RecordTopic,
   RecordView,
   Run,
   Session,
@@ -26,8 +23,6 @@ import type {
 } from "../contract";
 import { openConnection } from "./connection";
 import {
-  type AckResult,
-  type ClientFrame,
   type ClientOptions,
   type Connection,
   type ConnectOptions,

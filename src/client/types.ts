@@ -2,7 +2,7 @@
  * What the client and its connection share: the error class, the socket shapes and the
  * connection's options. Wire types come from the contract, once.
  */
-import type { Accepted, ClientFrameBody, Event, ServerFrame, Session, Ticket } from "../contract";
+import type { Accepted, ClientFrameBody, ServerFrame, Session } from "../contract";
 import { ERROR_STATUS } from "../contract/errors";
 
 /** Client → server frames, without the `id` the connection adds. */

@@ -680,8 +680,10 @@ export function mountSession(deps: SessionPageDeps): () => void {
 
   /** The args digest of the arguments as shown (docs/API.md), computed once per approval. */
   function shownDigest(requestId: string, args: unknown): string {
-    let digest = digests.get(requestId);
-    if (digest === undefined) digests.set(requestId, (digest = argsDigest(args)));
+    const known = digests.get(requestId);
+    if (known !== undefined) return known;
+    const digest = argsDigest(args);
+    digests.set(requestId, digest);
     return digest;
   }
 
