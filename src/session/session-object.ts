@@ -43,9 +43,6 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
-    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
-    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
