@@ -1,6 +1,6 @@
 /**
  * The `triggers` and `runs` tables (migration 0003): caches of the log, kept by folding each
- * committed event with the pure reducers of `projections/runs.ts` inside the commit's
+ * committed event with the pure reducers of `./facts.ts` inside the commit's
  * transaction, and rebuilt from the log when they are behind it.
  */
 import { z } from "zod";
