@@ -21,7 +21,8 @@ import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { readClientFrame } from "./frames";
-import { type Caller, ownerHash, RateWindow } from "./ownership";
+import { type Caller, ownerHash } from "./ownership";
+import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketValid } from "./tickets";
@@ -37,7 +38,6 @@ export type { Parsed } from "./reads";
 export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
-  readonly #rate = new RateWindow();
   /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
   #arm: (loop: number | null) => Promise<void> = async () => {};
 
@@ -77,8 +77,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * The one gate of every call from the Worker (CONTRACT §7.26): a session that exists and is
-   * the caller's, else the same 404 whether it was never written or is someone else's; then
-   * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
+   * the caller's, else the same 404 whether it was never written or is someone else's.
+   * Nothing is written either way.
    */
   #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
     // Storage written since this instance started (another path wrote seq 1): open it now.
@@ -87,8 +87,6 @@ export class SessionObject extends DurableObject<Env> {
     const owner = runtime?.summary?.owner;
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
       throw new ApiError("not_found", "session not found");
-    if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
-      throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
     return { runtime, store: this.#store };
   }
 
@@ -270,7 +268,7 @@ export class SessionObject extends DurableObject<Env> {
     const after = Number(url.searchParams.get("after") ?? "0");
     let admitted: { runtime: SessionRuntime; store: EventStore };
     try {
-      admitted = this.#admit({ principal, ...(rate > 0 ? { ratePerMinute: rate } : {}) });
+      admitted = this.#admit({ principal });
     } catch (err) {
       if (err instanceof ApiError) return errorResponse(err.code, err.message);
       throw err;
@@ -282,7 +280,7 @@ export class SessionObject extends DurableObject<Env> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = { principal, cursor: after };
+    const attachment: SocketAttachment = { principal, cursor: after, ...(rate > 0 ? { ratePerMinute: rate } : {}) };
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
     // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
@@ -303,8 +301,18 @@ export class SessionObject extends DurableObject<Env> {
     const read = readClientFrame(message);
     if (!read.ok) return send(read.error);
     const { id, frame } = read;
+    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    // A frame is a request like any other: it counts against the principal's rate
+    // (docs/API.md#authentication-and-errors), and past it is refused and changes nothing.
+    const rate = attachment?.ratePerMinute;
+    if (rate && !(await admitRate(this.env, attachment.principal, rate)))
+      return send({
+        type: "error",
+        ...(id !== undefined ? { id } : {}),
+        ...errorBody("rate_limited", `over ${rate} requests per minute`),
+      });
     // The socket was admitted for its principal when it connected; each frame is admitted again.
-    const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
+    const caller: Caller = { principal: attachment?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
       result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });

@@ -46,12 +46,10 @@ describe("one RPC per session request, none to the directory", () => {
     expect(calls).toEqual([`session.getSession ${JSON.stringify({ principal: principalOf(TOKEN) })}`]);
   });
 
-  it("with RATE_LIMIT_PER_MINUTE and no binding: the session object counts it, in the same call", async () => {
+  it("with RATE_LIMIT_PER_MINUTE and no binding: the Worker counts it in memory; the object is not asked to", async () => {
     const { env, calls } = fakeEnv({ RATE_LIMIT_PER_MINUTE: "30" });
     expect((await get(env)).status).toBe(200);
-    expect(calls).toEqual([
-      `session.getSession ${JSON.stringify({ principal: principalOf(TOKEN), ratePerMinute: 30 })}`,
-    ]);
+    expect(calls).toEqual([`session.getSession ${JSON.stringify({ principal: principalOf(TOKEN) })}`]);
   });
 
   it("with the rate-limiting binding: the binding counts it, keyed by principal; the object is not asked to", async () => {
