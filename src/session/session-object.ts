@@ -25,7 +25,7 @@ import { type Caller, ownerHash } from "./ownership";
 import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
-import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketValid } from "./tickets";
+import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
 import { isWritten, openSession } from "./wiring";
 
 export type { Parsed } from "./reads";
@@ -375,9 +375,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
-  hasTicket(ticket: string, principal: string): boolean {
-    return this.#runtime?.exists() === true && ticketValid(this.ctx.storage.sql, ticket, principal);
+  /** Whose a valid WebSocket ticket is (the Worker cannot tell: tickets are opaque); null if none. Writes nothing. */
+  ticketHolder(ticket: string): string | null {
+    return this.#runtime?.exists() === true ? ticketHolder(this.ctx.storage.sql, ticket) : null;
   }
 
   // ---- waits (CONTRACT §6) ---------------------------------------------------------------
