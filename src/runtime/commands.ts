@@ -7,6 +7,7 @@ import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
+import { patchDelta } from "./patch";
 import {
   approvalKnown,
   idempotencyKeyFor,
@@ -28,10 +29,7 @@ export function patchSession(
   input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number },
 ): Session {
   const s = rt.require();
-  const delta: Record<string, unknown> = {};
-  if (input.title !== undefined) delta.title = input.title;
-  if (input.maxModelCallsPerTurn !== undefined) delta.maxModelCallsPerTurn = input.maxModelCallsPerTurn;
-  if (input.model !== undefined) delta.model = input.model;
+  const delta = patchDelta(rt.session(), input);
   if (Object.keys(delta).length === 0) return rt.session();
   rt.commit([
     { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
