@@ -16,7 +16,7 @@ import { openConnection } from "./connection";
  * is bundled), plus the fields of CONTRACT §7.24 and §7.27 that it may not know yet.
  */
 export type SessionOptions = SessionOptionsInput & {
-  jurisdiction?: "eu" | "fedramp";
+  jurisdiction?: "eu" | "fedramp" | "us";
   maxModelCallsPerTurn?: number;
 };
 export type DecisionBody = z.infer<typeof Decision>;

@@ -5,7 +5,7 @@ import type { ForkSource } from "../runtime/fork";
 import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
-import { parseInput } from "./schemas";
+import { type Jurisdiction, parseInput } from "./schemas";
 import { mintSessionId } from "./sessions";
 import { callerOf, directoryOf, type EdgeApp } from "./types";
 
@@ -23,7 +23,7 @@ export function forkRoutes(app: EdgeApp): void {
       const body = parseInput(ForkBody, await readJson(c, undefined));
       const source = unwrap(await c.get("session").forkSource(callerOf(c), body.throughSeq)) as ForkSource;
       // A fork stays in its parent's jurisdiction (CONTRACT §2): the body cannot ask for another.
-      const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as "eu" | "fedramp" | undefined);
+      const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as Jurisdiction | undefined);
       const hint =
         source.options.locationHint && !source.options.jurisdiction ? source.options.locationHint : undefined;
       const stub = namespace.get(id, hint ? { locationHint: hint as DurableObjectLocationHint } : undefined);

@@ -16,8 +16,12 @@ export const ApprovalRule = z.strictObject({
 
 /** CONTRACT §7.24: the location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
-/** CONTRACT §2: the jurisdictions a session object may be created in, and never leave. */
-export const JURISDICTIONS = ["eu", "fedramp"] as const;
+/**
+ * The jurisdictions a session object may be created in, and never leave
+ * (docs/API.md#sessions; Cloudflare added `us` in 2026).
+ */
+export const JURISDICTIONS = ["eu", "fedramp", "us"] as const;
+export type Jurisdiction = (typeof JURISDICTIONS)[number];
 
 export const SessionOptions = z.strictObject({
   title: z.string().max(500).optional(),

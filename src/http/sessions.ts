@@ -12,7 +12,7 @@ import { BUILTIN_TOOLS, validateApprovalRules } from "../tools";
 import { readJson } from "./body";
 import { createRegistered } from "./create-session";
 import { resource } from "./routing";
-import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
@@ -33,7 +33,7 @@ function requireThreshold(model: ModelConfig): void {
  * Local workerd implements no jurisdictions: there it is 400, unless the test-only
  * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
  */
-export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+export function mintSessionId(env: Env, jurisdiction: Jurisdiction | undefined) {
   if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
   try {
     const namespace = env.SESSIONS.jurisdiction(jurisdiction);
