@@ -299,18 +299,18 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const send = (frame: unknown) => ws.send(JSON.stringify(frame));
     const read = readClientFrame(message);
-    if (!read.ok) return send(read.error);
-    const { id, frame } = read;
     const attachment = ws.deserializeAttachment() as SocketAttachment | null;
-    // A frame is a request like any other: it counts against the principal's rate
-    // (docs/API.md#authentication-and-errors), and past it is refused and changes nothing.
+    // A frame, malformed or not, is a request like any other: it counts against the principal's
+    // rate (docs/API.md#authentication-and-errors), and past it is refused and changes nothing.
     const rate = attachment?.ratePerMinute;
     if (rate && !(await admitRate(this.env, attachment.principal, rate)))
       return send({
         type: "error",
-        ...(id !== undefined ? { id } : {}),
+        ...(read.ok && read.id !== undefined ? { id: read.id } : {}),
         ...errorBody("rate_limited", `over ${rate} requests per minute`),
       });
+    if (!read.ok) return send(read.error);
+    const { id, frame } = read;
     // The socket was admitted for its principal when it connected; each frame is admitted again.
     const caller: Caller = { principal: attachment?.principal ?? "" };
     let result: Result<unknown>;

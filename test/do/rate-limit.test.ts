@@ -132,14 +132,19 @@ describe("WebSocket frames count against the same limit", () => {
         await new Promise((r) => setTimeout(r, 10));
       }
     };
-    // The upgrade was request 1; three stops (no turn open: nothing appended) are 2–4.
-    for (const n of ["1", "2", "3"]) {
+    // The upgrade was request 1; two stops (no turn open: nothing appended) are 2–3, and a
+    // malformed frame is 4 (its answer has no id to wait for, so a stop follows it).
+    for (const n of ["1", "2"]) {
       ws.send(JSON.stringify({ type: "stop", id: n }));
       expect((await answerTo(n)).type).toBe("ack");
     }
+    ws.send(JSON.stringify({ type: "dance" }));
     ws.send(JSON.stringify({ type: "message", id: "4", text: "over the limit" }));
     const over = await answerTo("4");
     expect(over).toMatchObject({ type: "error", id: "4", error: { code: "rate_limited" } });
+    expect(
+      frames.filter((f) => f.type === "error").map((f) => (f as { error?: { code: string } }).error?.code),
+    ).toEqual(["bad_request", "rate_limited"]);
     expect(await highWater(open, d, id)).toBe(before);
     // HTTP from the same principal is over the limit as well.
     expectError(await call(limited, d, `/v1/sessions/${id}`), 429, "rate_limited");
