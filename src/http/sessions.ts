@@ -13,7 +13,7 @@ import { BUILTIN_TOOLS, validateApprovalRules } from "../tools";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
 import { resource } from "./routing";
-import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
