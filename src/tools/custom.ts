@@ -98,7 +98,8 @@ async function runCustom<I>(spec: CustomToolSpec<I>, args: I, ctx: ToolContext):
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const value = await Promise.race([Promise.resolve().then(() => spec.run(args, custom)), aborted]);
+    // Started at once (an async function runs to its first await), so the tool sees a stop that follows.
+    const value = await Promise.race([(async () => spec.run(args, custom))(), aborted]);
     return { status: "ok", response: plainJson(value) };
   } finally {
     ctx.signal.removeEventListener("abort", onAbort);
