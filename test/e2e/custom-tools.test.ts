@@ -40,6 +40,7 @@ const scripts = (): Record<string, Reply[]> => {
       },
       { text: "done" },
     ],
+    offload: [{ toolCalls: [{ name: "big_result", args: { kib: 64 } }] }, { text: "done" }],
     stop: [{ toolCalls: [{ name: "wait_for_stop", args: {} }] }, { text: "done" }],
     approve: [{ toolCalls: [{ name: "record_write", args: { note: "approved" } }] }, { text: "done" }],
     keys: [
@@ -136,6 +137,21 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
     expect(byName.record_read).toMatchObject({ status: "error", response: { code: "invalid_arguments" } });
     expect(recorder.hits("/read")).toEqual([]);
     for (const c of callsOf(events)) expect(dispatchOf(events, c.callId)?.effect).toBe("read");
+  });
+
+  it("a large custom tool result is offloaded like a built-in's: archived, the model sees a placeholder", async () => {
+    const s = await api.createSession({});
+    await api.sendMessage(s.id, "offload: return a large result");
+    const { events } = await api.waitForIdle(s.id);
+    const t2 = events.find((e) => e.content?.type === "functionResponse")!;
+    const offload = t2.actions?.stateDelta?.offload as { sha256: string; bytes: number } | undefined;
+    expect(offload, show(events)).toMatchObject({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(offload!.bytes).toBeGreaterThan(64 * 1024);
+    const next = fake.chatRequests().find((r) => JSON.stringify(r.body).includes(`archive://${offload!.sha256}`));
+    expect(next, "no model request carried the placeholder").toBeDefined();
+    expect(JSON.stringify(next!.body)).not.toContain("0123456789abcdef".repeat(64));
+    const archived = await api.raw("GET", `/v1/sessions/${s.id}/archive/${offload!.sha256}`);
+    expect(archived.status).toBe(200);
   });
 
   it("a stop aborts a running custom tool's signal", async () => {

@@ -78,7 +78,16 @@ const leakSecret = defineTool({
   },
 });
 
+/** A result over the offload threshold: archived first, the model sees a placeholder. */
+const bigResult = defineTool({
+  name: "big_result",
+  description: "Returns a large text.",
+  input: z.object({ kib: z.number().int().min(1).max(1024) }),
+  effect: "read",
+  run: ({ kib }) => ({ text: "0123456789abcdef".repeat(kib * 64) }),
+});
+
 export const { SessionObject, DirectoryObject, default: worker } = createHighwater({
-  tools: [recording("read"), recording("idempotent"), recording("write"), waitForStop, failTyped, failPlain, leakSecret],
+  tools: [recording("read"), recording("idempotent"), recording("write"), waitForStop, failTyped, failPlain, leakSecret, bigResult],
 });
 export default worker;
