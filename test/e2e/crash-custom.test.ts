@@ -1,5 +1,5 @@
 /**
- * Recovery by effect for a deployment's own tools (docs/design.md#5-recovery): a real
+ * Recovery by effect for a deployment's own tools (README.md#what-each-effect-means-after-a-crash): a real
  * `wrangler dev` of a deployment built on the package entry is killed with SIGKILL at F4 (T1
  * committed, tool not started), F5 (the tool's request in flight) and F6 (the tool answered, T2
  * not committed), restarted on the same dir, and given no request. The recording server counts
@@ -180,8 +180,14 @@ describe.concurrent("custom tools: kill -9 at F4, F5, F6, recovery by effect", (
       expect(dispatch.idempotencyKey).toBe(keyFor(o.sessionId, call.callId));
 
       // At the kill: dispatched, no outcome; F4 had sent nothing, F5 and F6 had sent the call once.
-      expect(o.preKill.some((e) => e.actions?.toolDispatch?.callId === call.callId), why).toBe(true);
-      expect(o.preKill.some((e) => e.content?.type === "functionResponse"), why).toBe(false);
+      expect(
+        o.preKill.some((e) => e.actions?.toolDispatch?.callId === call.callId),
+        why,
+      ).toBe(true);
+      expect(
+        o.preKill.some((e) => e.content?.type === "functionResponse"),
+        why,
+      ).toBe(false);
       expect(o.hitsAtKill, why).toBe(spec.kill === "F4" ? 0 : 1);
 
       const responses = o.events.filter(

@@ -61,7 +61,10 @@ const scripts = (): Record<string, Reply[]> => {
         toolCalls: [
           fetchCall({ url: `${u}/echo`, headers: { authorization: "Bearer {{secret:SVC_TOKEN}}" } }),
           fetchCall({ url: `${u}/unlisted`, headers: { "x-token": "{{secret:DEMO_SECRET}}" } }),
-          fetchCall({ url: `http://localhost:${recorder.port}/otherhost`, headers: { "x-token": "{{secret:SVC_TOKEN}}" } }),
+          fetchCall({
+            url: `http://localhost:${recorder.port}/otherhost`,
+            headers: { "x-token": "{{secret:SVC_TOKEN}}" },
+          }),
           fetchCall({ url: `${u}/redirect`, headers: { "x-token": "{{secret:SVC_TOKEN}}" } }),
           fetchCall({ url: `${u}/inbody`, method: "POST", body: "{{secret:SVC_TOKEN}}" }),
           { name: "leak_secret", args: {} },
@@ -117,8 +120,7 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
     events.flatMap((e) => (e.content?.type === "functionResponse" ? [{ ...e.content, seq: e.seq }] : []));
   const dispatchOf = (events: Event[], callId: string) =>
     events.find((e) => e.actions?.toolDispatch?.callId === callId)?.actions?.toolDispatch;
-  const callsOf = (events: Event[]) =>
-    events.flatMap((e) => (e.content?.type === "functionCall" ? [e.content] : []));
+  const callsOf = (events: Event[]) => events.flatMap((e) => (e.content?.type === "functionCall" ? [e.content] : []));
   const show = (events: Event[]) => `${events.map(describeEvent).join("\n")}\n${worker.logs().slice(-3000)}`;
 
   it("a ToolError is an error with its code, any other throw is tool_failed, bad arguments are invalid_arguments", async () => {

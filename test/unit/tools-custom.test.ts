@@ -39,9 +39,9 @@ function ctx(over: Partial<ToolContext> = {}): ToolContext {
 describe("defineTool", () => {
   it("refuses a name outside [A-Za-z0-9_-]{1,64}, naming it", () => {
     for (const name of ["", "has space", "dot.name", "x".repeat(65), "ü"]) {
-      expect(() =>
-        defineTool({ name, description: "", input: z.object({}), effect: "read", run: () => null }),
-      ).toThrow(/name must match \[A-Za-z0-9_-\]\{1,64\}/);
+      expect(() => defineTool({ name, description: "", input: z.object({}), effect: "read", run: () => null })).toThrow(
+        /name must match \[A-Za-z0-9_-\]\{1,64\}/,
+      );
     }
     expect(defineTool({ name: "a-B_9", description: "", input: z.object({}), effect: "read", run: () => 1 }).name).toBe(
       "a-B_9",
@@ -74,7 +74,13 @@ describe("defineTool", () => {
       run: () => 1,
     });
     expect(bad.effect({})).toBe("write");
-    const odd = defineTool({ name: "odd", description: "", input: z.object({}), effect: () => "maybe" as never, run: () => 1 });
+    const odd = defineTool({
+      name: "odd",
+      description: "",
+      input: z.object({}),
+      effect: () => "maybe" as never,
+      run: () => 1,
+    });
     expect(odd.effect({})).toBe("write");
     expect(lookup.effect({ id: "1" })).toBe("read");
   });
@@ -142,10 +148,18 @@ describe("buildStaticTools", () => {
   });
 
   it("refuses a built-in's name, a name used twice, and anything not made by defineTool", () => {
-    const shadow = defineTool({ name: "http_fetch", description: "", input: z.object({}), effect: "read", run: () => 1 });
+    const shadow = defineTool({
+      name: "http_fetch",
+      description: "",
+      input: z.object({}),
+      effect: "read",
+      run: () => 1,
+    });
     expect(() => buildStaticTools([shadow])).toThrow(/"http_fetch" is the name of a built-in tool/);
     expect(() => buildStaticTools([lookup, lookup])).toThrow(/"lookup_order" is defined twice/);
-    expect(() => buildStaticTools([{ ...BUILTIN_TOOLS.read_file!, name: "mine" }])).toThrow(/not a tool made by defineTool/);
+    expect(() => buildStaticTools([{ ...BUILTIN_TOOLS.read_file!, name: "mine" }])).toThrow(
+      /not a tool made by defineTool/,
+    );
   });
 });
 

@@ -55,7 +55,9 @@ describe("HTTP_TOOL_SECRETS", () => {
   it("the names in use come from HTTP_TOOL_SECRETS and from MCP_SERVERS headers", () => {
     const env = {
       HTTP_TOOL_SECRETS: "API_KEY=api.example.com",
-      MCP_SERVERS: JSON.stringify([{ name: "a", url: "https://m.test/", headers: { authorization: "Bearer {{secret:MCP_TOKEN}}" } }]),
+      MCP_SERVERS: JSON.stringify([
+        { name: "a", url: "https://m.test/", headers: { authorization: "Bearer {{secret:MCP_TOKEN}}" } },
+      ]),
     };
     expect(secretNamesInUse(env).sort()).toEqual(["API_KEY", "MCP_TOKEN"]);
     expect(secretNamesInUse({ MCP_SERVERS: "not json" })).toEqual([]);

@@ -87,7 +87,20 @@ const bigResult = defineTool({
   run: ({ kib }) => ({ text: "0123456789abcdef".repeat(kib * 64) }),
 });
 
-export const { SessionObject, DirectoryObject, default: worker } = createHighwater({
-  tools: [recording("read"), recording("idempotent"), recording("write"), waitForStop, failTyped, failPlain, leakSecret, bigResult],
+export const {
+  SessionObject,
+  DirectoryObject,
+  default: worker,
+} = createHighwater({
+  tools: [
+    recording("read"),
+    recording("idempotent"),
+    recording("write"),
+    waitForStop,
+    failTyped,
+    failPlain,
+    leakSecret,
+    bigResult,
+  ],
 });
 export default worker;
