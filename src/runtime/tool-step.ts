@@ -2,7 +2,6 @@
 import type { CallState } from "../projections";
 import {
   applyFileChanges,
-  idempotencyKeyFor,
   makePlaceholder,
   parseToolArgs,
   redactSecrets,
@@ -13,7 +12,7 @@ import {
 import type { ToolDefinition, ToolResult } from "../tools/types";
 import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
-import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
+import { type Base, callIdempotencyKey, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
 import { failpoint, failpointArmed } from "./failpoints";
 import { writeInflight } from "./state";
 import { type CallSecrets, callSecrets } from "./tool-secrets";
@@ -23,7 +22,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   const tool = rt.toolFor(call.name);
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   // A re-run sends the key recorded at dispatch (an older log may hold another format).
-  const idempotencyKey = call.dispatch?.idempotencyKey ?? idempotencyKeyFor(rt.deps.sessionId, call.callId);
+  const idempotencyKey = callIdempotencyKey(call, rt.deps.sessionId);
   if (!tool || !parsed?.ok) {
     const issues = !tool
       ? [{ message: `unknown or disabled tool: ${call.name}` }]

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { callIdempotencyKey } from "../../src/runtime/drafts";
 import {
   BUILTIN_TOOLS,
   buildStaticTools,
@@ -173,3 +174,11 @@ describe("idempotencyKeyFor", () => {
 });
 
 const SHA_S1_C1 = "1613052e69762d4b88f42da763d490808f9a7edff13abcd1e1f87836d39e9b32";
+
+describe("callIdempotencyKey", () => {
+  it("a dispatched call keeps the key its dispatch recorded (an old log's format too); a new one gets the hw_ key", () => {
+    const legacy = { callId: "c1", dispatch: { effect: "idempotent" as const, idempotencyKey: "s1:c1", seq: 5 } };
+    expect(callIdempotencyKey(legacy, "s1")).toBe("s1:c1");
+    expect(callIdempotencyKey({ callId: "c1", dispatch: null }, "s1")).toBe(idempotencyKeyFor("s1", "c1"));
+  });
+});
