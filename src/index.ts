@@ -32,7 +32,7 @@ export type Highwater = {
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
   const registry = buildStaticTools(options.tools ?? []);
   installStaticTools(registry);
-  logStart();
+  logStart(options.tools ?? []);
   const app = createApp();
 
   /** The session object of this deployment: its sessions have the deployment's tools. */
@@ -51,7 +51,8 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
 }
 
 /** The start log says which provider sessions default to, and why when it fell back to demo. */
-function logStart() {
+function logStart(tools: readonly AnyTool[]) {
+  if (tools.length > 0) console.log(`highwater: the deployment's own tools: ${tools.map((t) => t.name).join(", ")}`);
   try {
     console.log(describeDefaultProvider(env));
   } catch (err) {
