@@ -170,7 +170,8 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
   });
 
   it("a custom tool waits for its approval, then runs once with the key recorded at dispatch", async () => {
-    const s = await api.createSession({ approvals: [{ tool: "record_write" }] });
+    // A session may name the deployment's tools in `tools` and in approval rules.
+    const s = await api.createSession({ tools: ["record_write"], approvals: [{ tool: "record_write" }] });
     await api.sendMessage(s.id, "approve: write after approval");
     const waiting = await api.waitFor(s.id, (x) => x.pendingApprovals.length > 0);
     expect(recorder.hits("/write")).toEqual([]);
