@@ -77,7 +77,7 @@ export function secretAllowedFor(hosts: Record<string, string[]>, name: string, 
 }
 
 /** The secret names a deployment uses: those of `HTTP_TOOL_SECRETS` and those referenced in `MCP_SERVERS` headers. */
-export function secretNamesInUse(env: Record<string, unknown>): string[] {
+export function secretNamesInUse(env: object): string[] {
   const names = new Set(Object.keys(parseSecretHosts(stringVar(env, "HTTP_TOOL_SECRETS"))));
   const mcp = stringVar(env, "MCP_SERVERS");
   if (mcp) {
@@ -97,7 +97,7 @@ export function secretNamesInUse(env: Record<string, unknown>): string[] {
 }
 
 /** The values of `names` that are set (strings, non-empty) in `env`, by name. */
-export function secretValues(env: Record<string, unknown>, names: Iterable<string>): Record<string, string> {
+export function secretValues(env: object, names: Iterable<string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
     const v = stringVar(env, name);
@@ -106,7 +106,7 @@ export function secretValues(env: Record<string, unknown>, names: Iterable<strin
   return out;
 }
 
-function stringVar(env: Record<string, unknown>, name: string): string | undefined {
-  const v = Object.hasOwn(env, name) ? env[name] : undefined;
+function stringVar(env: object, name: string): string | undefined {
+  const v = Object.hasOwn(env, name) ? (env as Record<string, unknown>)[name] : undefined;
   return typeof v === "string" ? v : undefined;
 }
