@@ -39,7 +39,9 @@ const HttpFetchInput = z
       )
       .refine((h) => Object.keys(h).length <= 64, { message: "at most 64 headers" })
       .optional()
-      .describe("Request headers."),
+      .describe(
+        "Request headers. A value may hold {{secret:NAME}} for a secret the deployment allows for this URL's host; it is filled in when sent and never shown.",
+      ),
     body: z
       .string()
       .max(1024 * 1024)
