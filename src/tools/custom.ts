@@ -64,6 +64,7 @@ export function defineTool<I>(spec: CustomToolSpec<I>): ToolDefinition<I> {
     description: spec.description,
     input: spec.input,
     effect: (args) => effectOf(declared, args),
+    declaredEffect: typeof declared === "function" ? "by-arguments" : declared,
     run: (args, ctx) => runCustom(spec, args, ctx),
   };
 }

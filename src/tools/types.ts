@@ -37,7 +37,7 @@ export type ToolContext = {
   spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
 };
 
-/** Where a tool comes from (docs/API.md#tools-from-outside); absent means `"builtin"`. */
+/** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */
 export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
 
 export interface ToolDefinition<I = unknown> {
@@ -49,4 +49,6 @@ export interface ToolDefinition<I = unknown> {
   /** The effect of this call (http_fetch: read for GET/HEAD, write otherwise). */
   effect(args: I): ToolEffect;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
+  /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
+  declaredEffect?: ToolEffect | "by-arguments";
 }

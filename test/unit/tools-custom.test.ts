@@ -63,6 +63,8 @@ describe("defineTool", () => {
       effect: (a) => (a.dry ? "read" : "write"),
       run: () => 1,
     });
+    expect(tool.declaredEffect).toBe("by-arguments");
+    expect(lookup.declaredEffect).toBe("read");
     expect(tool.effect({ dry: true })).toBe("read");
     expect(tool.effect({ dry: false })).toBe("write");
     const bad = defineTool({
