@@ -74,7 +74,7 @@ export function dispatchDraft(
 
 /**
  * The idempotency key a call runs with: the one its dispatch recorded (a re-run sends it again,
- * whatever format an older log used), else the key of docs/API.md#tools-from-outside.
+ * whatever format an older log used), else the key of docs/API.md#tools.
  */
 export function callIdempotencyKey(call: Pick<CallState, "callId" | "dispatch">, sessionId: string): string {
   return call.dispatch?.idempotencyKey ?? idempotencyKeyFor(sessionId, call.callId);

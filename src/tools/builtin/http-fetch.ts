@@ -110,7 +110,7 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
 
 export const httpFetchTool = makeHttpFetchTool();
 
-/** Methods that change nothing: they carry no `Idempotency-Key` (docs/API.md#tools-from-outside). */
+/** Methods that change nothing: they carry no `Idempotency-Key` (docs/API.md#tools). */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 async function fetchFollowingRedirects(
