@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
+import { chatRoutes } from "./chat/routes";
 import { answerError, answerNotFound } from "./errors";
 import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
@@ -37,6 +38,7 @@ export function createApp() {
   workRoutes(app);
   recordRoutes(app);
   forkRoutes(app);
+  chatRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);
