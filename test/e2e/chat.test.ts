@@ -7,7 +7,7 @@ import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessa
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Api, createApi } from "./harness/api";
 import { type FakeOpenAI, scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
-import { makePersistDir, startWrangler, type Wrangler } from "./harness/wrangler";
+import { makePersistDir, restartWrangler, startWrangler, type Wrangler } from "./harness/wrangler";
 
 const TOKEN = "e2e-chat-token";
 const SLOW_ANSWER = "This answer arrives slowly, in four pieces, so a client can drop in the middle of it.";
@@ -165,6 +165,33 @@ describe("useChat's transport against highwater", () => {
     const res = await api.raw("POST", "/v1/chat", { id, messages: [forged], trigger: "submit-message" });
     expect(res.status).toBe(409);
     expect((await api.getSession(id)).status).toBe("waiting_approval");
+  });
+
+  it("after a kill -9 mid-answer, reconnectToStream gets the re-issued answer whole, with the recovery as a part", async () => {
+    const { id } = await api.createSession({});
+    const stream = await send(id, [userMessage("m-crash", "slow")]);
+    const reader = stream.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the stream ended before any text");
+      if (value.type === "text-delta") break;
+    }
+    worker = await restartWrangler(worker);
+    api = createApi(worker.url, TOKEN);
+    transport = new DefaultChatTransport({
+      api: `${worker.url}/v1/chat`,
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    await reader.cancel().catch(() => undefined);
+    const resumed = await transport.reconnectToStream({ chatId: id });
+    expect(resumed).not.toBeNull();
+    const answer = await read(resumed!);
+    expect(textOf(answer)).toBe(SLOW_ANSWER);
+    const recovery = (answer.parts as (Part & { data?: { reissued?: string[] } })[]).find(
+      (p) => p.type === "data-highwater-recovery",
+    );
+    expect(recovery?.data?.reissued).toHaveLength(1);
+    expect((await api.getSession(id)).status).toBe("idle");
   });
 
   it("bad requests get the contract's errors and append nothing", async () => {
