@@ -43,6 +43,7 @@ describe("chat request", () => {
     expect(parseChatRequest(body({ id: "a", role: "assistant", parts: [other, tool] }))).toEqual({
       kind: "approvals",
       approvals: [{ approvalId: "apr_1", toolCallId: "c1", approved: false, reason: "no", input: { path: "a" } }],
+      toolCallIds: ["c0", "c1"],
     });
   });
 

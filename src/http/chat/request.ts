@@ -9,7 +9,7 @@ import { ApiError, describeIssues, MessageText } from "../../contract";
 /** A user message to post, or the approvals an assistant message answers. */
 export type ChatAction =
   | { kind: "message"; messageId: string; text: string }
-  | { kind: "approvals"; approvals: ApprovalAnswer[] };
+  | { kind: "approvals"; approvals: ApprovalAnswer[]; toolCallIds: string[] };
 
 export type ApprovalAnswer = {
   approvalId: string;
@@ -78,7 +78,11 @@ export function parseChatRequest(raw: unknown): ChatAction {
         ...(p.approval.reason !== undefined ? { reason: p.approval.reason } : {}),
         input: p.input,
       }));
-    if (approvals.length > 0) return { kind: "approvals", approvals };
+    // Every call the message shows: their outcomes may follow the decision (calls of the same answer).
+    const toolCallIds = last.parts
+      .map((p) => (p as { toolCallId?: unknown }).toolCallId)
+      .filter((id): id is string => typeof id === "string");
+    if (approvals.length > 0) return { kind: "approvals", approvals, toolCallIds };
   }
   throw new ApiError(
     "bad_request",

@@ -63,8 +63,8 @@ export function chatRoutes(app: EdgeApp): void {
       }
       const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
       if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
-      const known = action.approvals.map((a) => a.toolCallId);
-      return streamTurn(stub, caller.principal, after, new ChatParts({ turnId: turn.turnId, knownCalls: known }));
+      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds });
+      return streamTurn(stub, caller.principal, after, fold);
     },
   });
 
