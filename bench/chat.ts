@@ -35,15 +35,23 @@ const percentile = (xs: number[], p: number) => {
 };
 const round = (x: number) => Math.round(x * 100) / 100;
 
-type Arrival = { ws: number; chat: number };
+/**
+ * `performance.now()` at arrival on each channel, and when the message was sent (the commit's own
+ * time is not usable: a Durable Object's clock only moves at I/O, so `at` can lag this process's).
+ */
+type Arrival = { ws: number; chat: number; sentAt: number };
 
 /** One turn: a socket on the session, then the chat's send; arrival times of the same two commits. */
 async function oneTurn(base: string, transport: DefaultChatTransport<UIMessage>, i: number) {
   const created = await fetch(`${base}/v1/sessions`, { method: "POST", headers: auth, body: "{}" });
   const { id, highWater } = (await created.json()) as { id: string; highWater: number };
-  const ws = new WebSocket(`${base.replace("http", "ws")}/v1/sessions/${id}/ws?after=${highWater}`, { headers: auth });
-  const call: Arrival = { ws: 0, chat: 0 };
-  const close: Arrival = { ws: 0, chat: 0 };
+  // No permessage-deflate: Node's zlib inflates on its thread pool, which would delay the socket's frames.
+  const ws = new WebSocket(`${base.replace("http", "ws")}/v1/sessions/${id}/ws?after=${highWater}`, {
+    headers: auth,
+    perMessageDeflate: false,
+  });
+  const call: Arrival = { ws: 0, chat: 0, sentAt: 0 };
+  const close: Arrival = { ws: 0, chat: 0, sentAt: 0 };
   const wsDone = new Promise<void>((done, fail) => {
     ws.on("error", fail);
     ws.on("message", (data) => {
@@ -61,6 +69,7 @@ async function oneTurn(base: string, transport: DefaultChatTransport<UIMessage>,
     });
   });
   await new Promise<void>((r) => ws.once("message", () => r())); // ready
+  call.sentAt = close.sentAt = performance.now();
   const stream = await transport.sendMessages({
     chatId: id,
     messages: [{ id: `m-${i}`, role: "user", parts: [{ type: "text", text: "list the files" }] }],
@@ -94,13 +103,18 @@ export async function main() {
     const rows: { call: Arrival; close: Arrival }[] = [];
     for (let i = 0; i < TURNS; i++) rows.push(await oneTurn(worker.url, transport, i));
     const stat = (pick: (r: (typeof rows)[number]) => Arrival) => {
-      const extra = rows.map((r) => pick(r).chat - pick(r).ws);
-      return { p50: round(percentile(extra, 50)), p99: round(percentile(extra, 99)) };
+      const q = (xs: number[]) => ({ p50: round(percentile(xs, 50)), p99: round(percentile(xs, 99)) });
+      const a = rows.map(pick);
+      return {
+        webSocketEventFrame: q(a.map((x) => x.ws - x.sentAt)),
+        firstUiPart: q(a.map((x) => x.chat - x.sentAt)),
+        extra: q(a.map((x) => x.chat - x.ws)),
+      };
     };
     const result = {
       bench: "chat-first-part",
       turns: TURNS,
-      unit: "ms after the WebSocket event frame of the same commit",
+      unit: "ms after the message was sent; extra = the UI part minus the event frame of the same commit, per turn",
       functionCallToToolInputAvailable: stat((r) => r.call),
       turnCloseToFinish: stat((r) => r.close),
       at: new Date().toISOString(),
