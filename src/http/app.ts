@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
-import { chatRoutes } from "./chat/routes";
+import { chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
 import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";

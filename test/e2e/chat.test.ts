@@ -118,7 +118,8 @@ describe("useChat's transport against highwater", () => {
     const answer = await read(resumed!);
     expect(textOf(answer)).toBe(SLOW_ANSWER);
     // Closing the first stream stopped nothing: the turn completed.
-    expect((await api.getSession(id)).status).toBe("idle");
+    const closes = (await api.allEvents(id)).filter((e) => e.actions?.turnClose);
+    expect(closes.map((e) => e.actions?.turnClose?.reason)).toEqual(["completed"]);
     expect(await transport.reconnectToStream({ chatId: id })).toBeNull();
   });
 
