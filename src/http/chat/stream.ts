@@ -9,6 +9,8 @@ import type { ChatParts, UIChunk } from "./parts";
 
 /** Times the Worker reconnects a socket the object closed (an eviction, a deploy) before giving up. */
 const RECONNECTS = 20;
+/** An SSE comment this often keeps proxies from closing a stream while the model thinks. */
+const KEEPALIVE_MS = 15_000;
 
 export const UI_STREAM_HEADERS = {
   "content-type": "text/event-stream",
@@ -27,8 +29,10 @@ export function streamTurn(
   const encoder = new TextEncoder();
   let socket: WebSocket | null = null;
   let ended = false;
+  let keepalive: ReturnType<typeof setInterval> | undefined;
   const end = () => {
     ended = true;
+    clearInterval(keepalive);
     try {
       socket?.close(1000, "done");
     } catch {
@@ -50,6 +54,7 @@ export function streamTurn(
         }
       };
       send(fold.start());
+      keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), KEEPALIVE_MS);
       const run = async (tries: number): Promise<void> => {
         const ws = await openSocket(stub, principal, tries === 0 ? after : Math.max(after, fold.seen));
         socket = ws;
