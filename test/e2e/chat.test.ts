@@ -148,6 +148,23 @@ describe("useChat's transport against highwater", () => {
     expect(await api.file(id, "a.txt")).toBe("hi");
   });
 
+  it("a rejection answered in the chat denies the call: nothing is written and the part says so", async () => {
+    const { id } = await api.createSession({ approvals: [{ tool: "write_file" }] });
+    const asked = await read(await send(id, [userMessage("m-r", "write a.txt")]));
+    const tool = (asked.parts as Part[]).find((p) => p.type === "dynamic-tool")!;
+    const answered = {
+      ...asked,
+      parts: (asked.parts as Part[]).map((p) =>
+        p === tool ? { ...p, state: "approval-responded", approval: { id: tool.approval!.id, approved: false } } : p,
+      ) as UIMessage["parts"],
+    };
+    const done = await read(await send(id, [answered]), answered);
+    expect((done.parts as Part[]).find((p) => p.type === "dynamic-tool")).toMatchObject({ state: "output-denied" });
+    expect((await api.files(id)).files).toEqual([]);
+    const decisions = (await api.allEvents(id)).filter((e) => e.actions?.permissionDecision);
+    expect(decisions.map((e) => e.actions?.permissionDecision?.decision)).toEqual(["reject"]);
+  });
+
   it("an approval answered for other arguments than the call's is 409 and decides nothing", async () => {
     const { id } = await api.createSession({ approvals: [{ tool: "write_file" }] });
     const asked = await read(await send(id, [userMessage("m-x", "write a.txt")]));

@@ -46,7 +46,8 @@ export function chatRoutes(app: EdgeApp): void {
         const fold = new ChatParts({ turnId: posted.turnId, messageId: assistantMessageId(posted.seq) });
         return streamTurn(stub, caller.principal, posted.seq, fold);
       }
-      let after = before.session.highWater;
+      // From just before the decisions: a rejection's `rejected` answer commits with its decision.
+      const after = before.session.highWater;
       for (const answer of action.approvals) {
         const decided = (await stub.decide(caller, answer.approvalId, {
           ok: true,
@@ -55,11 +56,11 @@ export function chatRoutes(app: EdgeApp): void {
             ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
             argsDigest: argsDigestOf(answer.input),
           },
-        })) as Result<{ highWater: number }>;
+        })) as Result<unknown>;
         // A retried request finds its approval decided: it streams on from where the turn is.
         if (!decided.ok && decided.error.code === "conflict" && decided.error.message === "approval already decided")
           continue;
-        after = unwrap(decided).highWater;
+        unwrap(decided);
       }
       const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
       if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
