@@ -129,6 +129,24 @@ describe("chat parts from the log and the deltas", () => {
     expect(text(await messageOf(chunks))).toEqual(["Right"]);
   });
 
+  it("after a failed or re-issued attempt, the next attempt streams live whatever its number", () => {
+    const log = newLog();
+    log.user("hi");
+    const req = log.modelRequest();
+    const restart = log.stateDelta(
+      { modelAttempt: { invocationId: "inv1", attempt: 1, code: "restart", message: "restarted", retryAt: "x" } },
+      "runtime",
+    );
+    restart.invocationId = "inv1";
+    const { chunks } = fold([
+      ev(req),
+      ev(restart),
+      { delta: { invocationId: "inv1", attempt: 3, kind: "text", text: "live" } },
+      { delta: { invocationId: "inv1", attempt: 2, kind: "text", text: "stale" } },
+    ]);
+    expect(chunks.filter((c) => c.type === "text-delta").map((c) => c.delta)).toEqual(["live"]);
+  });
+
   it("an approval becomes tool-approval-request with the requestId, and the stream ends when the turn waits", async () => {
     const log = newLog();
     log.user("write it");

@@ -42,6 +42,9 @@ function newStep(invocationId: string, attempt: number): Step {
   return { invocationId, attempt, emitted: false, text: null, reasoning: null, committed: new Set() };
 }
 
+/** A step reset by a failed attempt takes the attempt number of the next delta. */
+const ANY_ATTEMPT = 0;
+
 const FINISH_REASON = { completed: "stop", stopped: "other", failed: "error" } as const;
 
 /**
@@ -95,13 +98,12 @@ export class ChatParts {
     }
     const notice = delta.recoveryNotice as { reissued?: string[] } | undefined;
     if (notice) {
-      if (this.#step && notice.reissued?.includes(this.#step.invocationId))
-        out.push(...this.#reset(this.#step.attempt));
+      if (this.#step && notice.reissued?.includes(this.#step.invocationId)) out.push(...this.#reset());
       out.push({ type: "data-highwater-recovery", id: `recovery-${e.seq}`, data: notice });
     }
-    const attempt = delta.modelAttempt as { invocationId?: string; attempt?: number } | undefined;
+    const attempt = delta.modelAttempt as { invocationId?: string } | undefined;
     if (attempt && this.#step && attempt.invocationId === this.#step.invocationId) {
-      out.push(...this.#reset((attempt.attempt ?? this.#step.attempt) + 1));
+      out.push(...this.#reset());
       out.push({ type: "data-highwater-attempt", data: delta.modelAttempt, transient: true });
     }
     if (e.author === "model" && c && this.#step && e.invocationId === this.#step.invocationId) {
@@ -137,7 +139,7 @@ export class ChatParts {
     if (a.turnClose) {
       // Text streamed but never committed (a stop cuts it) is not in the log: drop it from the message.
       if (a.turnClose.reason === "stopped" && (this.#step?.text || this.#step?.reasoning))
-        out.push(...this.#reset(this.#step.attempt));
+        out.push(...this.#reset());
       out.push(...this.#finishStep(), { type: "finish", finishReason: FINISH_REASON[a.turnClose.reason] });
       this.#done = true;
       return out;
@@ -149,6 +151,8 @@ export class ChatParts {
   delta(d: DeltaInput): UIChunk[] {
     const step = this.#step;
     if (this.#done || !step || d.invocationId !== step.invocationId || d.attempt < step.attempt) return [];
+    // After a reset the next attempt's number is whatever its first delta says (the socket is ordered).
+    if (step.attempt === ANY_ATTEMPT) step.attempt = d.attempt;
     const out: UIChunk[] = d.attempt > step.attempt ? this.#reset(d.attempt) : [];
     const kind = d.kind === "text" ? "text" : "reasoning";
     let part = step[kind];
@@ -205,7 +209,7 @@ export class ChatParts {
   }
 
   /** A failed attempt's output leaves the message (`reset-step`); the next attempt streams afresh. */
-  #reset(attempt: number): UIChunk[] {
+  #reset(attempt = ANY_ATTEMPT): UIChunk[] {
     const step = this.#step!;
     const out: UIChunk[] = step.emitted ? [{ type: "reset-step" }] : [];
     this.#step = newStep(step.invocationId, attempt);
