@@ -46,6 +46,12 @@ export function chatRoutes(app: EdgeApp): void {
         const fold = new ChatParts({ turnId: posted.turnId, messageId: assistantMessageId(posted.seq) });
         return streamTurn(stub, caller.principal, posted.seq, fold);
       }
+      // Every answer is checked against the arguments it was shown before any is decided.
+      for (const answer of action.approvals) {
+        const pending = before.session.pendingApprovals.find((p) => p.requestId === answer.approvalId);
+        if (pending && pending.argsDigest !== argsDigestOf(answer.input))
+          throw new ApiError("conflict", "argsDigest does not match the pending call's arguments");
+      }
       // From just before the decisions: a rejection's `rejected` answer commits with its decision.
       const after = before.session.highWater;
       for (const answer of action.approvals) {
