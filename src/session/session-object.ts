@@ -161,6 +161,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /** The open turn a chat stream follows (docs/API.md#chat-ai-sdk-ui-message-stream), with the session. */
+  chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      const open = runtime.summary?.openTurn;
+      return { session: runtime.session(), turn: open ? { turnId: open.turnId, startSeq: open.startSeq } : null };
+    });
+  }
+
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return asResult(() => this.#admit(caller).runtime.postMessage(input));
   }
@@ -537,5 +546,8 @@ export class SessionObject extends DurableObject<Env> {
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
   return Response.json(errorBody(code, message), { status: new ApiError(code, message).status });
 }
+
+/** A session and its open turn, if any: where a chat stream starts. */
+export type ChatTurn = { session: Session; turn: { turnId: string; startSeq: number } | null };
 
 type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
