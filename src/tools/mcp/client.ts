@@ -1,0 +1,190 @@
+/**
+ * One MCP server over Streamable HTTP, through the SDK's `Client`. It connects lazily and drops the
+ * connection on any transport failure, so nothing depends on an MCP session surviving eviction or
+ * a server restart: the next call connects again (docs/design.md#recovery).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { isUrlAllowed } from "../hosts";
+import { substituteSecrets } from "../secrets";
+import type { McpServerConfig } from "./config";
+
+/** Bounds on what a server may send (docs/API.md#mcp-servers). */
+export const MCP_LIMITS = {
+  /** Bytes of one HTTP answer: a result like `http_fetch`'s body, a listing page. */
+  responseBytes: 10 * 1024 * 1024,
+  listPages: 100,
+  /** Tools kept from one server (after its `tools` filter). */
+  toolsPerServer: 1000,
+  listTimeoutMs: 15_000,
+};
+
+export type ListedTool = {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: unknown; idempotentHint?: unknown };
+};
+
+/** Why a call failed: `timeout` (no answer in time), `transport` (network, HTTP ≥ 400), `protocol` (a JSON-RPC error). */
+export class McpCallError extends Error {
+  constructor(
+    readonly kind: "timeout" | "transport" | "protocol" | "aborted",
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export type McpConnectionDeps = {
+  fetch: typeof fetch;
+  allowedHosts: string[];
+  /** A Worker var or secret by name, for `{{secret:NAME}}` in headers. */
+  secret: (name: string) => string | undefined;
+};
+
+export const IDEMPOTENCY_META = "io.highwater/idempotency-key";
+
+export class McpConnection {
+  #client: Promise<Client> | null = null;
+
+  constructor(
+    readonly server: McpServerConfig,
+    private readonly deps: McpConnectionDeps,
+  ) {}
+
+  /** Every tool of the server (all `nextCursor` pages), filtered by its `tools` list, bounded. */
+  async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
+    const wanted = this.server.tools ? new Set(this.server.tools) : null;
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= MCP_LIMITS.listPages) throw new Error(`more than ${MCP_LIMITS.listPages} pages of tools`);
+      const result = await this.#request(
+        (c) =>
+          c.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
+            timeout: MCP_LIMITS.listTimeoutMs,
+            ...(signal ? { signal } : {}),
+          }),
+        signal,
+      );
+      for (const t of result.tools) {
+        if (wanted && !wanted.has(t.name)) continue;
+        tools.push({
+          name: t.name,
+          ...(t.description !== undefined ? { description: t.description } : {}),
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          ...(t.annotations ? { annotations: t.annotations } : {}),
+        });
+        if (tools.length > MCP_LIMITS.toolsPerServer)
+          throw new Error(`more than ${MCP_LIMITS.toolsPerServer} tools (use its "tools" list)`);
+      }
+      cursor = result.nextCursor;
+      if (!cursor) return tools;
+    }
+  }
+
+  /** One `tools/call` with the idempotency key in `_meta`, answered within the server's `timeoutMs`. */
+  async callTool(name: string, args: unknown, idempotencyKey: string, signal: AbortSignal) {
+    return this.#request(
+      (c) =>
+        c.request(
+          {
+            method: "tools/call",
+            params: {
+              name,
+              arguments: (args ?? {}) as Record<string, unknown>,
+              _meta: { [IDEMPOTENCY_META]: idempotencyKey },
+            },
+          },
+          CallToolResultSchema,
+          { signal, timeout: this.server.timeoutMs },
+        ),
+      signal,
+    );
+  }
+
+  close(): void {
+    const pending = this.#client;
+    this.#client = null;
+    void pending?.then((c) => c.close()).catch(() => {});
+  }
+
+  async #request<T>(fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await fn(await this.#connect());
+    } catch (err) {
+      const failure = classify(err, signal);
+      // Anything but a JSON-RPC error may have left the connection unusable: connect again next time.
+      if (failure.kind !== "protocol") this.close();
+      throw failure;
+    }
+  }
+
+  #connect(): Promise<Client> {
+    if (!this.#client) {
+      const attempt = this.#open();
+      this.#client = attempt;
+      attempt.catch(() => {
+        if (this.#client === attempt) this.#client = null;
+      });
+    }
+    return this.#client;
+  }
+
+  async #open(): Promise<Client> {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(this.server.headers)) {
+      const sub = substituteSecrets(v, this.deps.secret);
+      if (!sub.ok) throw new McpCallError("transport", `header ${k}: secret ${sub.name} is not set`);
+      headers[k] = sub.text;
+    }
+    const client = new Client(
+      { name: "highwater", version: "1" },
+      { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(this.server.url), {
+      fetch: boundedFetch(this.deps),
+      requestInit: { headers },
+    });
+    await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
+    return client;
+  }
+}
+
+/** Fetch for a server: the allow-list on every request, no redirects followed, answers cut at the byte limit. */
+function boundedFetch(deps: McpConnectionDeps): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!isUrlAllowed(url, deps.allowedHosts)) throw new Error(`${url.host} is not in HTTP_TOOL_ALLOWED_HOSTS`);
+    const res = await deps.fetch(input, { ...init, redirect: "manual" });
+    if (!res.body) return res;
+    let seen = 0;
+    const limit = MCP_LIMITS.responseBytes;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, ctl) {
+          seen += chunk.byteLength;
+          if (seen > limit) ctl.error(new Error(`the server's answer exceeds ${limit} bytes`));
+          else ctl.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }) as typeof fetch;
+}
+
+function classify(err: unknown, signal?: AbortSignal): McpCallError {
+  if (err instanceof McpCallError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (signal?.aborted) return new McpCallError("aborted", "the call was aborted", { cause: err });
+  if (err instanceof McpError) {
+    if (err.code === ErrorCode.RequestTimeout) return new McpCallError("timeout", message, { cause: err });
+    if (err.code === ErrorCode.ConnectionClosed) return new McpCallError("transport", message, { cause: err });
+    return new McpCallError("protocol", message, { cause: err });
+  }
+  return new McpCallError("transport", message, { cause: err });
+}
