@@ -11,6 +11,7 @@ import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
+import { toolRoutes } from "./tools";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
 import { workRoutes } from "./work";
@@ -37,6 +38,7 @@ export function createApp() {
   workRoutes(app);
   recordRoutes(app);
   forkRoutes(app);
+  toolRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

@@ -4,7 +4,7 @@ import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse
 import type { ToolResult } from "../tools/types";
 import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
-import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
+import { type Base, dispatchDraft, invalidCallDrafts, responseDraft, unavailableCallDrafts } from "./drafts";
 import { failpoint } from "./failpoints";
 import { writeInflight } from "./state";
 
@@ -13,6 +13,10 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   const tool = rt.toolFor(call.name);
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   const idempotencyKey = `${rt.deps.sessionId}:${call.callId}`;
+  if (!tool && rt.unavailableServerOf(call.name)) {
+    rt.commit(unavailableCallDrafts(call, base, idempotencyKey, rt.unavailableServerOf(call.name)!));
+    return true;
+  }
   if (!tool || !parsed?.ok) {
     const issues = !tool
       ? [{ message: `unknown or disabled tool: ${call.name}` }]
@@ -29,7 +33,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
   writeInflight(rt.deps.sql, { callId: call.callId });
-  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(rt.policy.toolTimeoutMs)]);
+  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
   let result: ToolResult;
   try {
     result = await tool.run(args, {

@@ -39,10 +39,11 @@ export {
   enabledTools,
   getTool,
   parseToolArgs,
+  staticTools,
   type ToolArgIssue,
   type ToolSpec,
   toolSpecs,
   validateApprovalRules,
 } from "./registry";
-export type { FileChange, ToolContext, ToolDefinition, ToolResult } from "./types";
+export type { FileChange, ToolContext, ToolDefinition, ToolResult, ToolSource } from "./types";
 export { applyFileChanges, type FileEntry, type FileRow, listFiles, listFilesPage, readFileRow } from "./workspace";

@@ -40,6 +40,11 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
 
 setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
 
+/** The tools every session may have whatever MCP servers say: the built-ins and a deployment's own. */
+export function staticTools(): Readonly<Record<string, AnyTool>> {
+  return BUILTIN_TOOLS;
+}
+
 /** The tool with this name, or undefined. */
 export function getTool(
   name: string,
@@ -70,7 +75,9 @@ export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
     let spec = specCache.get(tool);
     if (!spec) {
       // JSON round trip: drop zod's non-enumerable extras and leave only plain data.
-      const schema = JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>;
+      const schema =
+        tool.parameters ??
+        (JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>);
       delete schema.$schema;
       spec = { name: tool.name, description: tool.description, parameters: schema };
       specCache.set(tool, spec);
