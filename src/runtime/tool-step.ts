@@ -1,6 +1,7 @@
 /** One tool step, carried out: T1, run, T2 (DESIGN §4), or a re-run after recovery with `toolRecovery: rerun`. */
 import type { CallState } from "../projections";
 import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse, utf8ByteLength } from "../tools";
+import { idempotencyKeyFor } from "../tools/keys";
 import type { ToolResult } from "../tools/types";
 import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
@@ -12,7 +13,7 @@ import { writeInflight } from "./state";
 export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, rerun: boolean): Promise<boolean> {
   const tool = rt.toolFor(call.name);
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
-  const idempotencyKey = `${rt.deps.sessionId}:${call.callId}`;
+  const idempotencyKey = idempotencyKeyFor(rt.deps.sessionId, call.callId);
   if (!tool && rt.unavailableServerOf(call.name)) {
     rt.commit(unavailableCallDrafts(call, base, idempotencyKey, rt.unavailableServerOf(call.name)!));
     return true;
