@@ -217,3 +217,28 @@ describe("MCP calls in a turn", () => {
     });
   });
 });
+
+describe("approval rules on MCP tools", () => {
+  it("a call matching a rule waits for a decision bound to its arguments; nothing reaches the server before", async () => {
+    const crm = inWorkerMcp([LOOKUP, SEND]);
+    const provider = script([
+      { kind: "call", name: "crm__send", args: { to: "ceo", text: "hi" } },
+      { kind: "answer", text: "sent" },
+    ]);
+    const options = { approvals: [{ tool: "crm__send", match: { to: ["ceo"] } }] };
+    await withSession(
+      { provider, model: MODEL, options, mcp: hubFactory({ crm: { fake: crm } }, { now: 0 }) },
+      async (h) => {
+        await h.runtime.postMessage({ text: "tell the ceo", source: "http" });
+        for (let i = 0; i < 5 && h.runtime.session().pendingApprovals.length === 0; i++) await h.runtime.alarm();
+        const [pending] = h.runtime.session().pendingApprovals;
+        expect(pending).toMatchObject({ tool: "crm__send", args: { to: "ceo", text: "hi" } });
+        expect(crm.calls).toEqual([]);
+        await h.runtime.decide({ requestId: pending!.requestId, decision: "approve", argsDigest: pending!.argsDigest });
+        for (let i = 0; i < 10 && h.runtime.summary?.openTurn; i++) await h.runtime.alarm();
+        expect(crm.calls.map((c) => c.tool)).toEqual(["send"]);
+        expect(h.events().at(-1)!.actions?.turnClose?.reason).toBe("completed");
+      },
+    );
+  });
+});
