@@ -1,5 +1,7 @@
 /** Starts `test/fakes/mcp-server.mjs` as its own process and talks to its control routes. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export type McpCall = { tool: string; key: string | null; args: Record<string, unknown> };
@@ -16,7 +18,9 @@ export type FakeMcpServer = {
   proc: ChildProcess;
 };
 
-const SCRIPT = fileURLToPath(new URL("./mcp-server.mjs", import.meta.url));
+// Beside this file; from a bundle elsewhere (bench/mcp.mjs), from the repository root.
+const BESIDE = fileURLToPath(new URL("./mcp-server.mjs", import.meta.url));
+const SCRIPT = existsSync(BESIDE) ? BESIDE : join(process.cwd(), "test", "fakes", "mcp-server.mjs");
 
 /** The fake on 127.0.0.1 with a free port (or `port`), ready when this resolves. */
 export async function startFakeMcpServer(port = 0): Promise<FakeMcpServer> {
