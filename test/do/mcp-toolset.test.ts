@@ -242,3 +242,47 @@ describe("approval rules on MCP tools", () => {
     );
   });
 });
+
+describe("MCP results and stops", () => {
+  it("a large result is kept whole in the log and offloaded from the model's context", async () => {
+    const big = "row,".repeat(25_000);
+    const crm = inWorkerMcp([{ name: "export", annotations: { readOnlyHint: true }, run: () => big }]);
+    const provider = script([
+      { kind: "call", name: "crm__export", args: {} },
+      { kind: "answer", text: "exported" },
+    ]);
+    await withSession({ provider, model: MODEL, mcp: hubFactory({ crm: { fake: crm } }, { now: 0 }) }, async (h) => {
+      await h.runTurn("export");
+      const [r] = responses(h.events());
+      expect(r).toMatchObject({ status: "ok", response: big });
+      const seen = lastResults(provider.recorded[1]!.request)[0]!.output as Record<string, unknown>;
+      expect(seen).toMatchObject({ offloaded: true, tool: "crm__export", bytes: big.length });
+    });
+  });
+
+  it("a stop aborts a call in flight: the turn closes at once with the call interrupted", async () => {
+    let release: () => void = () => {};
+    const crm = inWorkerMcp([
+      {
+        name: "slow",
+        annotations: { readOnlyHint: true },
+        run: () => new Promise<string>((r) => (release = () => r("late"))),
+      },
+    ]);
+    const provider = script([{ kind: "call", name: "crm__slow", args: {} }]);
+    // A 10-minute timeout: only the stop can end this call within the test.
+    const mcp = hubFactory({ crm: { fake: crm, over: { timeoutMs: 600_000 } } }, { now: 0 });
+    await withSession({ provider, model: MODEL, mcp }, async (h) => {
+      await h.runtime.postMessage({ text: "go", source: "http" });
+      const slice = h.runtime.alarm();
+      for (let i = 0; i < 200 && crm.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(crm.calls).toHaveLength(1);
+      h.runtime.stop();
+      await slice;
+      release();
+      const events = h.events();
+      expect(responses(events)).toMatchObject([{ name: "crm__slow", status: "interrupted" }]);
+      expect(events.at(-1)!.actions?.turnClose?.reason).toBe("stopped");
+    });
+  });
+});
