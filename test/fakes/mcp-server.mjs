@@ -12,7 +12,7 @@
  *
  * Control (plain HTTP, JSON):
  *   GET  /calls  → { calls: [{ tool, key, args }], effects: { upsert: n, send: n } }
- *   POST /mode   { mode: "normal" | "garbage" | "huge" | "many" | "down" | "extra" } (see `mode` below)
+ *   POST /mode   { mode: "normal" | "garbage" | "huge" | "many" | "down" | "extra" | "badschema" } (see `mode` below)
  *   POST /reset  clears calls and effects, mode normal
  */
 import { createServer } from "node:http";
@@ -109,6 +109,7 @@ function buildServer() {
         description: "one of many",
         inputSchema: { type: "object", properties: {} },
       }));
+    if (state.mode === "badschema") tools = [...tools, { name: "odd", inputSchema: { type: "string" } }];
     const start = Number(request.params?.cursor ?? 0);
     const page = tools.slice(start, start + (state.mode === "many" ? 500 : PAGE_SIZE));
     const next = start + page.length;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export type McpCall = { tool: string; key: string | null; args: Record<string, unknown> };
-export type FakeMode = "normal" | "garbage" | "huge" | "many" | "down" | "extra";
+export type FakeMode = "normal" | "garbage" | "huge" | "many" | "down" | "extra" | "badschema";
 
 export type FakeMcpServer = {
   port: number;

@@ -73,6 +73,13 @@ describe("listing", () => {
     expect(await hubOf().list()).toEqual({ tools: [], unavailable: ["fake"] });
   });
 
+  it("a tool whose input schema is not an object is skipped; the server's other tools stay", async () => {
+    await fake.mode("badschema");
+    const l = await hubOf().list();
+    expect(l.unavailable).toEqual([]);
+    expect(l.tools.map((t) => t.tool)).toEqual(["lookup", "upsert", "send", "sleep"]);
+  });
+
   it("a server nobody listens on is unavailable", async () => {
     const cfg = parseMcpServers(JSON.stringify([{ name: "gone", url: "http://127.0.0.1:9/mcp" }]), HOSTS);
     const hub = new McpHub(cfg.ok ? cfg.servers : [], {
@@ -114,13 +121,14 @@ describe("calls", () => {
     expect(down).toMatchObject({ status: "error", response: { code: "tool_failed" } });
   });
 
-  it("an answer over 10 MiB is tool_failed, not a crash", async () => {
-    const hub = hubOf({ effects: { lookup: "write" } });
+  it("an answer over 10 MiB is tool_failed, not a crash, and not asked for again", async () => {
+    const hub = hubOf();
     const lookup = await spec(hub, "fake__lookup");
     await fake.mode("huge");
     const r = await hub.call(lookup, { id: "1" }, "hw_big", signal());
     expect(r).toMatchObject({ status: "error", response: { code: "tool_failed" } });
     expect(JSON.stringify(r.response)).toMatch(/exceeds 10485760 bytes/);
+    expect((await fake.calls()).calls).toHaveLength(1);
   });
 
   it("a server restarted between calls is connected to again", async () => {

@@ -5,8 +5,9 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import { z } from "zod";
 import { isUrlAllowed } from "../hosts";
 import { substituteSecrets } from "../secrets";
 import type { McpServerConfig } from "./config";
@@ -28,10 +29,13 @@ export type ListedTool = {
   annotations?: { readOnlyHint?: unknown; idempotentHint?: unknown };
 };
 
-/** Why a call failed: `timeout` (no answer in time), `transport` (network, HTTP ≥ 400), `protocol` (a JSON-RPC error). */
+/**
+ * Why a call failed: `timeout` (no answer in time), `transport` (network, HTTP ≥ 400),
+ * `protocol` (a JSON-RPC error), `too_large` (an answer over the byte limit), `aborted` (a stop).
+ */
 export class McpCallError extends Error {
   constructor(
-    readonly kind: "timeout" | "transport" | "protocol" | "aborted",
+    readonly kind: "timeout" | "transport" | "protocol" | "too_large" | "aborted",
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -47,6 +51,9 @@ export type McpConnectionDeps = {
 };
 
 export const IDEMPOTENCY_META = "io.highwater/idempotency-key";
+
+/** A `tools/list` page checked loosely, so that one bad tool is skipped instead of the whole server. */
+const ListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 export class McpConnection {
   #client: Promise<Client> | null = null;
@@ -65,13 +72,20 @@ export class McpConnection {
       if (page >= MCP_LIMITS.listPages) throw new Error(`more than ${MCP_LIMITS.listPages} pages of tools`);
       const result = await this.#request(
         (c) =>
-          c.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
+          c.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ListPage, {
             timeout: MCP_LIMITS.listTimeoutMs,
             ...(signal ? { signal } : {}),
           }),
         signal,
       );
-      for (const t of result.tools) {
+      for (const raw of result.tools) {
+        const parsed = ToolSchema.safeParse(raw);
+        if (!parsed.success) {
+          const name = (raw as { name?: unknown } | null)?.name;
+          console.warn(`highwater: MCP server ${this.server.name}: tool ${String(name)} skipped (not a valid tool)`);
+          continue;
+        }
+        const t = parsed.data;
         if (wanted && !wanted.has(t.name)) continue;
         tools.push({
           name: t.name,
@@ -168,7 +182,7 @@ function boundedFetch(deps: McpConnectionDeps): typeof fetch {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, ctl) {
           seen += chunk.byteLength;
-          if (seen > limit) ctl.error(new Error(`the server's answer exceeds ${limit} bytes`));
+          if (seen > limit) ctl.error(new Error(`${TOO_LARGE} ${limit} bytes`));
           else ctl.enqueue(chunk);
         },
       }),
@@ -177,10 +191,14 @@ function boundedFetch(deps: McpConnectionDeps): typeof fetch {
   }) as typeof fetch;
 }
 
+const TOO_LARGE = "the server's answer exceeds";
+
 function classify(err: unknown, signal?: AbortSignal): McpCallError {
   if (err instanceof McpCallError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (signal?.aborted) return new McpCallError("aborted", "the call was aborted", { cause: err });
+  // The SDK passes the stream's error on as it is, or wrapped in its own message.
+  if (message.includes(TOO_LARGE)) return new McpCallError("too_large", message, { cause: err });
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout) return new McpCallError("timeout", message, { cause: err });
     if (err.code === ErrorCode.ConnectionClosed) return new McpCallError("transport", message, { cause: err });

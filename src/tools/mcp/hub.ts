@@ -107,7 +107,8 @@ export class McpHub {
       } catch (err) {
         last = err instanceof McpCallError ? err : new McpCallError("transport", String(err));
         if (last.kind === "aborted") return failed("aborted", "the call was stopped");
-        if (last.kind === "protocol") break;
+        // A JSON-RPC error or an answer over the limit would be the same again.
+        if (last.kind === "protocol" || last.kind === "too_large") break;
       }
     }
     const code = last?.kind === "timeout" ? "tool_timeout" : "tool_failed";
