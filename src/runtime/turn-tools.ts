@@ -94,6 +94,8 @@ export class TurnTools {
       description: spec.description,
       input: McpArgs,
       parameters: spec.parameters,
+      // The hub answers `tool_timeout` itself after each attempt's `timeoutMs` (up to 3 attempts);
+      // the step's own deadline only backs it up.
       ...(server ? { timeoutMs: server.timeoutMs * 3 + 1000 } : {}),
       effect: () => spec.effect,
       run: async (args, ctx) =>
