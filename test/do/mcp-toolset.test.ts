@@ -286,3 +286,25 @@ describe("MCP results and stops", () => {
     });
   });
 });
+
+describe("a session's tools option", () => {
+  it("names MCP tools like built-ins: only those are given, and another is refused", async () => {
+    const crm = inWorkerMcp([LOOKUP, SEND]);
+    const provider = script([
+      { kind: "call", name: "crm__send", args: {} },
+      { kind: "answer", text: "ok" },
+    ]);
+    const options = { tools: ["read_file", "crm__lookup"] };
+    await withSession(
+      { provider, model: MODEL, options, mcp: hubFactory({ crm: { fake: crm } }, { now: 0 }) },
+      async (h) => {
+        await h.runTurn("send");
+        expect(provider.recorded[0]!.request.tools.map((t) => t.name)).toEqual(["read_file", "crm__lookup"]);
+        expect(responses(h.events())).toMatchObject([
+          { name: "crm__send", status: "error", response: { code: "invalid_arguments" } },
+        ]);
+        expect(crm.calls).toEqual([]);
+      },
+    );
+  });
+});

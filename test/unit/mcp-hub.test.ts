@@ -92,6 +92,31 @@ describe("listing", () => {
   });
 });
 
+describe("headers", () => {
+  it("{{secret:NAME}} is filled from the Worker's vars when the request is sent; a missing one sends nothing", async () => {
+    const cfg = parseMcpServers(
+      JSON.stringify([{ name: "fake", url: fake.url, headers: { authorization: "Bearer {{secret:CRM_TOKEN}}" } }]),
+      HOSTS,
+    );
+    if (!cfg.ok) throw new Error(cfg.message);
+    const seen: (string | null)[] = [];
+    const capture: typeof fetch = async (i, init) => {
+      seen.push(new Headers(init?.headers).get("authorization"));
+      return fetch(i, init);
+    };
+    const vars: Record<string, string> = { CRM_TOKEN: "s3cret" };
+    const hub = () =>
+      new McpHub(cfg.servers, { fetch: capture, allowedHosts: [HOSTS], secret: (n) => vars[n], now: () => 0 });
+    expect((await hub().list()).unavailable).toEqual([]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set(["Bearer s3cret"]));
+    delete vars.CRM_TOKEN;
+    seen.length = 0;
+    expect(await hub().list()).toEqual({ tools: [], unavailable: ["fake"] });
+    expect(seen).toEqual([]);
+  });
+});
+
 describe("calls", () => {
   it("sends the arguments as written and the idempotency key in _meta; maps text and structured", async () => {
     const hub = hubOf();
