@@ -4,7 +4,7 @@
  * a server restart: the next call connects again (docs/design.md#recovery).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
@@ -129,7 +129,18 @@ export class McpConnection {
 
   async #request<T>(fn: (c: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
-      return await fn(await this.#connect());
+      const client = await this.#connect();
+      try {
+        return await fn(client);
+      } catch (err) {
+        // 404 on a request with a session: the server forgot it (restarted) and processed nothing,
+        // so connecting again and sending once more is safe for any effect. Some servers answer
+        // 400 "no valid session" instead (server-everything); a 400 processed nothing either.
+        const lost = err instanceof StreamableHTTPError && (err.code === 404 || err.code === 400);
+        if (!lost || !sessionOf(client)) throw err;
+        this.close();
+        return await fn(await this.#connect());
+      }
     } catch (err) {
       const failure = classify(err, signal);
       // Anything but a JSON-RPC error may have left the connection unusable: connect again next time.
@@ -167,6 +178,10 @@ export class McpConnection {
     await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
     return client;
   }
+}
+
+function sessionOf(client: Client): string | undefined {
+  return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
 }
 
 /** Fetch for a server: the allow-list on every request, no redirects followed, answers cut at the byte limit. */
