@@ -20,6 +20,12 @@ import { scriptedAgent, startFakeOpenAI } from "../test/e2e/harness/fake-openai"
 import { makePersistDir, REPO_ROOT, startWrangler } from "../test/e2e/harness/wrangler";
 import { type FakeMcpServer, startFakeMcpServer } from "../test/fakes/start-mcp-server";
 
+type BenchEvent = {
+  at: string;
+  actions?: { toolDispatch?: { callId: string } };
+  content?: { type: string; name: string; callId?: string; status?: string };
+};
+
 const N = Number(process.env.MCP_BENCH_N ?? 300);
 const CALLS = Number(process.env.MCP_BENCH_CALLS ?? 60);
 
@@ -128,7 +134,7 @@ async function throughSession(fake: FakeMcpServer) {
         headers: { authorization: `Bearer ${token}` },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
-      return (await res.json()) as any;
+      return (await res.json()) as { id: string; openTurn: boolean; events: BenchEvent[] };
     };
     const session = await call("POST", "/v1/sessions", {});
     await call("POST", `/v1/sessions/${session.id}/messages`, { text: "look up the orders" });
@@ -136,14 +142,14 @@ async function throughSession(fake: FakeMcpServer) {
       if (i > 1200) throw new Error("the turn did not close");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const events = (await call("GET", `/v1/sessions/${session.id}/events?limit=1000`)).events as any[];
+    const events = (await call("GET", `/v1/sessions/${session.id}/events?limit=1000`)).events;
     const dispatched = new Map<string, number>();
     const perCall: number[] = [];
     const perFetch: number[] = [];
     for (const e of events) {
-      const d = e.actions?.toolDispatch as { callId: string } | undefined;
+      const d = e.actions?.toolDispatch;
       if (d) dispatched.set(d.callId, Date.parse(e.at));
-      const c = e.content as { type: string; name: string; callId?: string; status?: string } | undefined;
+      const c = e.content;
       if (c?.type === "functionResponse" && c.callId && dispatched.has(c.callId)) {
         if (c.status !== "ok") throw new Error(`${c.name} answered ${c.status}`);
         (c.name === "http_fetch" ? perFetch : perCall).push(Date.parse(e.at) - dispatched.get(c.callId)!);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Event } from "../../src/log";
 import type { ModelConfig, ModelRequest } from "../../src/model/types";
 import { requestDigest } from "../../src/runtime/drafts";
-import { McpHub, parseMcpServers } from "../../src/tools/mcp";
+import { McpHub, parseMcpServers, type ToolsetEntry } from "../../src/tools/mcp";
 import { type FakeTool, type InWorkerMcp, inWorkerMcp } from "../fakes/mcp-in-worker";
 import { type Harness, lastResults, type Step, scriptedProvider, withSession } from "./context-harness";
 
@@ -55,7 +55,9 @@ function hubFactory(servers: Servers, clock: { now: number }) {
 
 const toolsets = (events: Event[]) =>
   events.flatMap((e) => {
-    const t = e.actions?.stateDelta?.toolset as { digest: string; tools: any[]; unavailable: string[] } | undefined;
+    const t = e.actions?.stateDelta?.toolset as
+      | { digest: string; tools: ToolsetEntry[]; unavailable: string[] }
+      | undefined;
     return t ? [{ seq: e.seq, ...t }] : [];
   });
 const names = (r: ModelRequest) => r.tools.map((t) => t.name).filter((n) => n.includes("__"));
@@ -79,7 +81,7 @@ describe("the toolset of a turn", () => {
       const firstRequest = events.find((e) => e.actions?.modelRequest)!;
       expect(set!.seq).toBeLessThan(firstRequest.seq);
       expect(set!.unavailable).toEqual([]);
-      expect(set!.tools.filter((t: any) => t.source.startsWith("mcp:"))).toEqual([
+      expect(set!.tools.filter((t) => t.source.startsWith("mcp:"))).toEqual([
         { name: "crm__lookup", source: "mcp:crm", effect: "read", schemaDigest: expect.any(String) },
         { name: "crm__send", source: "mcp:crm", effect: "write", schemaDigest: expect.any(String) },
       ]);
