@@ -18,6 +18,8 @@ declare namespace Cloudflare {
     HTTP_TOOL_ALLOWED_HOSTS?: string;
     /** JSON array of MCP servers (docs/API.md#mcp-servers). */
     MCP_SERVERS?: string;
+    /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
+    HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;
     RATE_LIMIT_PER_MINUTE?: string;
     /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */

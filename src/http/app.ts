@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
+import { chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
@@ -35,6 +36,7 @@ export function createApp() {
   resumeRoutes(app);
   for (const feature of FEATURES) feature.routes?.(app);
   toolRoutes(app);
+  chatRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

@@ -12,7 +12,7 @@ import type { Session } from "../projections";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
 import { resource } from "./routing";
-import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 

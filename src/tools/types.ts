@@ -27,6 +27,12 @@ export type ToolContext = {
   /** Parsed `HTTP_TOOL_ALLOWED_HOSTS` patterns. */
   httpAllowedHosts: string[];
   fetch: typeof fetch;
+  /** The Worker's vars and secrets (a custom tool's `ctx.env`). */
+  env?: Record<string, unknown>;
+  /** A Worker var or secret by name (`ctx.secret`); its value is redacted from the result before commit. */
+  secret?: (name: string) => string | undefined;
+  /** Parsed `HTTP_TOOL_SECRETS`: the hosts each secret may be sent to by `http_fetch`. */
+  httpSecretHosts?: Record<string, string[]>;
   /** Creates (or re-attaches to) the child session of this call (`spawn_session`); absent where there is none. */
   spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
 };
