@@ -193,14 +193,13 @@ const hidden = (base: Partial<Base>, stateDelta: Record<string, unknown>): Event
 /**
  * The outbox (CONTRACT §6, §7.31): a child's report to its parent, and a parent's stops of its
  * children, each delivered until acknowledged, then recorded (`reportAcked`, `childStopAcked`).
- * The retry alarm is armed before anything is sent, so a kill mid-delivery comes back.
+ * The caller arms the retry before anything is sent, so a kill mid-delivery comes back.
  * Returns true when nothing is left to deliver.
  */
-export async function deliverChildrenWork(rt: RuntimeCtx, retryAt: number): Promise<boolean> {
+export async function deliverChildrenWork(rt: RuntimeCtx): Promise<boolean> {
   const port = rt.deps.children;
   const c = rt.summary?.children;
   if (!port || !c) return true;
-  await rt.deps.setAlarm(retryAt);
   let done = true;
   if (c.report && c.spawnedBy) {
     const by = c.spawnedBy;

@@ -1,4 +1,6 @@
 /** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
+
+export { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";
@@ -15,7 +17,7 @@ export {
   retryAt,
   sliceBackoff,
 } from "./retry";
-export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "./schedule";
+export { cronProblem, nextDue, type Schedule, TRIGGER_NAME } from "./schedule";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
 export {
   createTrigger,

@@ -18,6 +18,7 @@ import {
 import { type ForkPrefix, renderPrefix } from "../projections/fork";
 import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
+import { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
 import {
   type ChildReport,
   type ChildSpawn,
@@ -43,6 +44,7 @@ import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
 import { resumeWait } from "./waits";
+import { nextTriggerDue, oldestQueuedRun } from "./work-store";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -70,6 +72,14 @@ export class SessionRuntime implements RuntimeCtx {
   readonly attachedChildren = new Set<string>();
   /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
   #outboxFailures = 0;
+  /** When the outbox is next tried (memory only: a restart tries it at the stored alarm). */
+  #outboxAt: number | null = null;
+  /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
+  #lease: number | null = null;
+  /** What the open turn's last slice asked for when it ended: a time, or parked until a command. */
+  #wake: { turnId: string; at: number | "parked" } | null = null;
+  /** The open turn's suffix as read so far: each read takes only what was appended after `through`. */
+  #suffix: { turnId: string; from: number; through: number; events: Event[] } | null = null;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
@@ -101,10 +111,33 @@ export class SessionRuntime implements RuntimeCtx {
     return this.#summary;
   }
 
+  /**
+   * The open turn's events from its last model request (or its start). A position is kept, so a
+   * slice reads only what was appended since its last read, however many other events (a trigger's
+   * firings during a pending approval) landed in between (docs/design.md#principles, bounded).
+   */
   turnSuffix(): Event[] {
     const t = this.#summary?.openTurn;
-    if (!t) return [];
-    return this.deps.store.readFrom(t.lastModelRequestSeq ?? t.startSeq);
+    if (!t) {
+      this.#suffix = null;
+      return [];
+    }
+    const from = t.lastModelRequestSeq ?? t.startSeq;
+    let c = this.#suffix;
+    if (!c || c.turnId !== t.turnId || from < c.from) c = { turnId: t.turnId, from, through: from - 1, events: [] };
+    else if (from > c.from) c = { ...c, from, events: c.events.filter((e) => e.seq >= from) };
+    const events = [...c.events];
+    let through = c.through;
+    for (;;) {
+      const page = this.deps.store.readAfter(through, 500);
+      for (const e of page) {
+        if (e.turnId === t.turnId) events.push(e);
+        through = e.seq;
+      }
+      if (page.length < 500) break;
+    }
+    this.#suffix = { turnId: t.turnId, from, through, events };
+    return events;
   }
 
   needsApproval(call: CallState): boolean {
@@ -252,9 +285,7 @@ export class SessionRuntime implements RuntimeCtx {
   async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
     const answer = resumeWait(this, input);
     this.#decided = true;
-    // Always armed, even with a slice alive: that slice found the wait and is ending (its
-    // deleteAlarm was already issued), so a skipped kick would leave the turn with no alarm.
-    await this.deps.setAlarm(this.now());
+    await this.#kick();
     return answer;
   }
 
@@ -268,7 +299,7 @@ export class SessionRuntime implements RuntimeCtx {
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
-      if (hasChildrenWork(this.#summary?.children)) void this.#kick();
+      void this.arm();
     }
     return this.session();
   }
@@ -305,18 +336,66 @@ export class SessionRuntime implements RuntimeCtx {
     return { acked: true };
   }
 
-  // ---- the loop --------------------------------------------------------------------------
+  // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
 
-  #kick(): Promise<void> {
-    return this.#loop ? Promise.resolve() : this.deps.setAlarm(this.now());
+  /** The due time of everything this object owes a wake-up for. */
+  dues(): AlarmDues {
+    const s = this.#summary;
+    const now = this.now();
+    const turn = s?.openTurn ?? null;
+    const view: LoopView = {
+      turn: !turn ? "none" : s!.pendingApprovals.length > 0 || turn.wait ? "blocked" : "runnable",
+      queued: !turn && s !== null && oldestQueuedRun(this.deps.sql) !== null,
+      lease: turn ? this.#lease : null,
+      wake: turn && this.#wake?.turnId === turn.turnId ? this.#wake.at : null,
+    };
+    return {
+      loop: loopDue(view, now),
+      trigger: nextTriggerDue(this.deps.sql),
+      outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
+    };
   }
 
-  /** After a restart an open, runnable turn must have an alarm (the dead-man switch); if it was lost, arm it now. */
+  /**
+   * The only writer of the object's alarm: the earliest of `dues()`, or none. Every part that
+   * changes what is owed calls it, so no writer can drop another part's wake-up.
+   */
+  arm(): Promise<void> {
+    const at = nextAlarm(this.dues(), this.now());
+    return at === null ? this.deps.deleteAlarm() : this.deps.setAlarm(at);
+  }
+
+  /** The running slice holds the loop until `at` (the dead-man switch). */
+  lease(at: number): Promise<void> {
+    this.#lease = at;
+    return this.arm();
+  }
+
+  /** The slice ends: the next one is due at `wake`, or, parked, only once a command moves the turn. */
+  endSlice(wake: number | "parked"): Promise<void> {
+    this.#lease = null;
+    const turn = this.#summary?.openTurn;
+    this.#wake = turn ? { turnId: turn.turnId, at: wake } : null;
+    return this.arm();
+  }
+
+  /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
+  #kick(): Promise<void> {
+    if (this.#wake?.at === "parked") this.#wake = null;
+    return this.arm();
+  }
+
+  /**
+   * After a restart: the stored alarm is what the last incarnation owed (a retry, a backoff, a
+   * lease, the outbox), so it is kept; an open, runnable turn without one is due now.
+   */
   async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
-    const s = this.#summary;
-    if (hasChildrenWork(s?.children) && (await getAlarm()) === null) return this.deps.setAlarm(this.now());
-    if (!s?.openTurn || s.pendingApprovals.length > 0 || s.openTurn.wait) return;
-    if ((await getAlarm()) === null) await this.deps.setAlarm(this.now());
+    const stored = await getAlarm();
+    const turn = this.#summary?.openTurn;
+    if (stored !== null && turn && !this.#wake && this.#lease === null)
+      this.#wake = { turnId: turn.turnId, at: stored };
+    if (stored !== null && this.#outboxAt === null && hasChildrenWork(this.#summary?.children)) this.#outboxAt = stored;
+    await this.arm();
   }
 
   get running(): boolean {
@@ -324,43 +403,49 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   /**
-   * The alarm handler: one slice of the loop, or only a re-arm if a loop is alive. A slice that
-   * throws is a failed slice (CONTRACT §7.13): the next one comes after the backoff and decides.
+   * The alarm handler: one slice of the loop when the loop is due, or only a re-arm if a loop is
+   * alive; then the outbox. A slice that throws is a failed slice (CONTRACT §7.13): the next one
+   * comes after the backoff and decides. An alarm that fired for another part (a trigger, the
+   * outbox) does not start a slice early, so a retry or a backoff keeps its time.
    */
   async alarm(): Promise<void> {
     if (haltedAtFailpoint()) return hang();
     if (this.#loop) {
       // The platform never runs two alarm handlers at once, so this happens only when a test
-      // drives the alarm by hand: re-arm the lease, then wait for the live slice to end.
-      await this.deps.setAlarm(this.now() + this.policy.leaseMs);
+      // drives the alarm by hand: re-arm, then wait for the live slice to end.
+      await this.arm();
       await this.#loop;
       return;
     }
-    this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
-      .catch(async (err) => {
-        if (haltedAtFailpoint()) return hang();
-        console.error("highwater: slice failed", err);
-        await afterFailedSlice(this);
-      })
-      .finally(() => {
-        this.#loop = null;
-      });
-    await this.#loop;
+    const due = this.dues().loop ?? null;
+    if (due !== null && due <= this.now()) {
+      this.#wake = null;
+      this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
+        .catch(async (err) => {
+          if (haltedAtFailpoint()) return hang();
+          console.error("highwater: slice failed", err);
+          await afterFailedSlice(this);
+        })
+        .finally(() => {
+          this.#loop = null;
+          this.#lease = null;
+        });
+      await this.#loop;
+    }
     await this.#deliverChildrenWork();
+    if (!haltedAtFailpoint()) await this.arm();
   }
 
   /** After the slice: the outbox, until every report and stop is acknowledged. */
   async #deliverChildrenWork(): Promise<void> {
     if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
-    const done = await deliverChildrenWork(this, this.now() + outboxDelay(this.#outboxFailures + 1));
-    if (!done) {
-      this.#outboxFailures++;
-      return;
-    }
-    this.#outboxFailures = 0;
-    // The retry alarm is no longer needed; an open turn gets a fresh slice to decide.
-    if (this.#summary?.openTurn) await this.deps.setAlarm(this.now());
-    else await this.deps.deleteAlarm();
+    // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
+    this.#outboxAt = this.now() + outboxDelay(this.#outboxFailures + 1);
+    await this.arm();
+    if (await deliverChildrenWork(this)) {
+      this.#outboxFailures = 0;
+      this.#outboxAt = null;
+    } else this.#outboxFailures++;
   }
 
   #decide() {

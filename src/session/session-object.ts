@@ -8,7 +8,6 @@ import {
   createTrigger,
   deleteTrigger,
   fireDueTriggers,
-  queuedRunReady,
   runsOf,
   type Schedule,
   type SessionRuntime,
@@ -38,8 +37,6 @@ export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
   readonly #rate = new RateWindow();
-  /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
-  #arm: (loop: number | null) => Promise<void> = async () => {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -50,12 +47,9 @@ export class SessionObject extends DurableObject<Env> {
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
       const runtime = this.#open();
-      void ctx.blockConcurrencyWhile(async () => {
-        await runtime.ensureAlarm(() => ctx.storage.getAlarm());
-        // A run queued behind a turn that closed just before a crash starts now, not at the next firing.
-        if (queuedRunReady(runtime, ctx.storage.sql)) await this.#arm(Date.now());
-        else if ((await ctx.storage.getAlarm()) === null) await this.#arm(null);
-      });
+      // What the last incarnation owed is kept; a runnable turn, or a run queued behind a turn
+      // that closed just before a crash, is due now (docs/design.md#where-things-live).
+      void ctx.blockConcurrencyWhile(() => runtime.ensureAlarm(() => ctx.storage.getAlarm()));
     }
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
   }
@@ -69,7 +63,6 @@ export class SessionObject extends DurableObject<Env> {
       onDelta: (frame) => this.#sendAll(frame),
       principal: () => ownerPrincipal(this.ctx.storage.sql),
     });
-    this.#arm = opened.arm;
     this.#store = opened.store;
     this.#runtime = opened.runtime;
     return opened.runtime;
@@ -411,9 +404,9 @@ export class SessionObject extends DurableObject<Env> {
 
   createTrigger(caller: Caller, input: { name: string; text: string; schedule: Schedule }) {
     return asResult(async () => {
-      const trigger = createTrigger(this.#admit(caller).runtime, this.ctx.storage.sql, input);
-      // Whatever the alarm holds (a lease, a retry, an earlier firing) stays if it comes first.
-      await this.#arm(await this.ctx.storage.getAlarm());
+      const { runtime } = this.#admit(caller);
+      const trigger = createTrigger(runtime, this.ctx.storage.sql, input);
+      await runtime.arm();
       return trigger;
     });
   }
@@ -425,8 +418,8 @@ export class SessionObject extends DurableObject<Env> {
       if (!triggerExists(this.ctx.storage.sql, name)) throw new ApiError("not_found", "unknown trigger");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       deleteTrigger(runtime, this.ctx.storage.sql, name);
-      // With no turn open the alarm was only the schedule's: it moves to the next trigger, or goes.
-      if (!runtime.summary?.openTurn) await this.#arm(null);
+      // The alarm moves to whatever else is owed (a lease, a retry, the outbox, the next trigger).
+      await runtime.arm();
     });
   }
 
@@ -449,7 +442,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /** With no turn open, a run queued behind the last one starts, in a fresh slice. */
   async #afterTurn(runtime: SessionRuntime) {
-    if (startQueuedRun(runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
+    startQueuedRun(runtime, this.ctx.storage.sql);
+    await runtime.arm();
   }
 
   // ---- work records (CONTRACT §6) ------------------------------------------------------

@@ -1,13 +1,13 @@
 /**
  * Wires a session's runtime over its Durable Object storage: migrations, the event store, the
- * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
- * trigger due) and the ports the runtime reaches out through.
+ * scheduled work and the ports the runtime reaches out through. The alarm is the runtime's alone
+ * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
+import { applyWorkEvents, catchUpWork, SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
 import { makeChildrenPort } from "./children-port";
@@ -19,7 +19,7 @@ export type Hooks = {
   principal: () => string | null;
 };
 
-export type Opened = { runtime: SessionRuntime; store: EventStore; arm: (loop: number | null) => Promise<void> };
+export type Opened = { runtime: SessionRuntime; store: EventStore };
 
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 export function isWritten(sql: SqlStorage): boolean {
@@ -34,17 +34,13 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
   catchUpWork(sql, store, transactionSync);
-  const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, nextTriggerDue(sql));
-    return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
-  };
   const runtime = new SessionRuntime({
     sessionId,
     store,
     sql,
     transactionSync,
-    setAlarm: (at) => arm(at),
-    deleteAlarm: () => arm(null),
+    setAlarm: (at) => ctx.storage.setAlarm(at),
+    deleteAlarm: () => ctx.storage.deleteAlarm(),
     onAppend: (events) => applyWorkEvents(sql, events),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
@@ -60,7 +56,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children: makeChildrenPort(env, sessionId, hooks.principal),
   });
-  return { runtime, store, arm };
+  return { runtime, store };
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */

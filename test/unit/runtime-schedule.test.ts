@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cronProblem, nextAlarm, nextDue } from "../../src/runtime/schedule";
+import { cronProblem, nextDue } from "../../src/runtime/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 
@@ -32,18 +32,5 @@ describe("cronProblem", () => {
   });
   it.each(["* * * *", "* * * * * *", "61 * * * *", "* 24 * * *", "a b c d e", ""])("refuses %j", (p) => {
     expect(cronProblem(p)).toMatch(/^cron: /);
-  });
-});
-
-describe("nextAlarm (DESIGN §4: one alarm for lease and schedule)", () => {
-  it.each([
-    ["nothing wanted: no alarm", null, null, null],
-    ["only the lease", 5_000, null, 5_000],
-    ["only the schedule", null, 9_000, 9_000],
-    ["lease first", 5_000, 9_000, 5_000],
-    ["schedule first", 5_000, 2_000, 2_000],
-    ["both at once", 5_000, 5_000, 5_000],
-  ])("%s", (_name, lease, schedule, expected) => {
-    expect(nextAlarm(lease, schedule)).toBe(expected);
   });
 });
