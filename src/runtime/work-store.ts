@@ -90,6 +90,21 @@ export function oldestQueuedRun(sql: SqlLike): RunRow | null {
   return parseRow(RunBody, r?.body);
 }
 
+/**
+ * The turn a run id names, answered by key, never by scanning bodies: the run that opened the
+ * turn is a row of the runs table; a takeover's run (`stateDelta.runStarted`, docs/API.md#runs)
+ * is found among the takeover events by their kind. `undefined`: not a run of this session;
+ * `null`: a run with no turn (queued or skipped).
+ */
+export function turnOfRunId(sql: SqlLike, runId: string): string | null | undefined {
+  const row = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM runs WHERE run_id = ${runId}`[0];
+  if (row) return row.turn_id;
+  const takeover = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM events
+    WHERE kind = 'state:runStarted' AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
+    LIMIT 1`[0];
+  return takeover ? takeover.turn_id : undefined;
+}
+
 /** Newest first, at most `limit`. */
 export function listRuns(sql: SqlLike, limit: number): RunRow[] {
   return rows<Body>(sql)`SELECT body FROM runs ORDER BY seq DESC LIMIT ${limit}`.flatMap(

@@ -378,15 +378,11 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<Result<{ seq: number }>> {
     return asResult(() => {
       const { runtime } = this.#admit(caller);
-      const turnOfRunId = turnOfRun(this.ctx.storage.sql, runId, this.#runFrom(runtime));
+      const turnOfRunId = turnOfRun(this.ctx.storage.sql, runId);
       if (turnOfRunId === undefined) throw new ApiError("not_found", "unknown run");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       return runtime.resume({ turnOfRun: turnOfRunId, waitId: parsed.value.waitId, text: parsed.value.text ?? "" });
     });
-  }
-
-  #runFrom(runtime: SessionRuntime): number {
-    return runtime.summary?.openTurn?.startSeq ?? 1;
   }
 
   // ---- work beyond one turn: inbox, triggers, runs (CONTRACT §6) -------------------------

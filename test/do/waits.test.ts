@@ -41,7 +41,7 @@ const modelCalls = (events: Event[]) => count(events, (e) => !!e.actions?.modelR
 async function resume(h: Harness, rt: SessionRuntime, input: { runId?: string; waitId: string; text?: string }) {
   const s = rt.session();
   const runId = input.runId ?? s.wait?.runId ?? "";
-  const turn = turnOfRun(h.state.storage.sql, runId, 1);
+  const turn = turnOfRun(h.state.storage.sql, runId);
   if (turn === undefined) throw new Error("unknown run");
   return rt.resume({ turnOfRun: turn, waitId: input.waitId, text: input.text ?? "" });
 }
