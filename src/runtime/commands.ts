@@ -7,7 +7,8 @@ import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
-import { approvalKnown, type MessageAnswer, readIdempotentAnswer, writeIdempotentAnswer } from "./state";
+import { idempotencyKeyOf, type MessageAnswer, readIdempotentAnswer } from "./idempotency";
+import { approvalKnown } from "./state";
 
 export { REQUEST_ID };
 
@@ -39,11 +40,11 @@ export function appendMessage(
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), in its own key space.
-  const scope = input.source.startsWith("inbox:") ? "inbox" : "message";
-  const key = input.idempotencyKey ? `${scope}:${input.idempotencyKey}` : null;
+  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), in its own key
+  // space; the commit folds it into the table (docs/API.md#idempotency).
+  const key = input.idempotencyKey ? idempotencyKeyOf(input.source, input.idempotencyKey) : null;
   if (key) {
-    const prior = readIdempotentAnswer(rt.deps.sql, key);
+    const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, key);
     if (prior) return { answer: prior, opened: false, repeated: true };
   }
   const open = s.openTurn;
@@ -64,7 +65,6 @@ export function appendMessage(
     ],
     ([e]) => {
       answer = { turnId, seq: e!.seq };
-      if (key) writeIdempotentAnswer(rt.deps.sql, key, answer);
     },
   );
   return { answer, opened: !open, repeated: false };

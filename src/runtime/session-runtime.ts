@@ -40,6 +40,7 @@ import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+import { applyIdempotencyEvents } from "./idempotency";
 import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
@@ -234,6 +235,7 @@ export class SessionRuntime implements RuntimeCtx {
       if (next) writeSummary(this.deps.sql, next, this.#summary);
       this.deps.onAppend?.(evs);
       applyRecordEvents(this.deps.sql, evs);
+      applyIdempotencyEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;

@@ -1,7 +1,7 @@
 /**
  * The runtime's rows beside the log, all caches or bookkeeping that the log can do without:
  * the session summary (parsed with zod and versioned, rebuilt from the log when it disagrees),
- * the slice record of CONTRACT §7.13, what was in flight, and idempotency answers.
+ * the slice record of CONTRACT §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
  */
 import { z } from "zod";
 import type { EventStore } from "../log";
@@ -146,25 +146,11 @@ export function writeInflight(sql: SqlLike, value: Inflight) {
   else writeMeta(sql, "inflight", { v: 1, ...value });
 }
 
-const IdempotentAnswer = z.object({ v: z.literal(1), answer: z.object({ turnId: z.string(), seq: z.number() }) });
-export type MessageAnswer = z.infer<typeof IdempotentAnswer>["answer"];
-
-/** The first answer to an idempotency key. A row from before versioning (a bare answer) is read too. */
-export function readIdempotentAnswer(sql: SqlLike, key: string): MessageAnswer | null {
-  const text = rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${key}`[0]?.answer ?? null;
-  if (text === null) return null;
-  const v1 = parseJson(IdempotentAnswer, text);
-  if (v1) return v1.answer;
-  return parseJson(IdempotentAnswer.shape.answer, text);
-}
-
-export function writeIdempotentAnswer(sql: SqlLike, key: string, answer: MessageAnswer) {
-  run(sql)`INSERT INTO idempotency (key, answer) VALUES (${key}, ${JSON.stringify({ v: 1, answer })})`;
-}
-
 /** Whether an approval request id was ever issued in this session (to tell 409 from 404). */
 export function approvalKnown(sql: SqlLike, requestId: string): boolean {
-  // Callers admit only `apr_<hex>` ids, so the pattern holds no wildcards; the value is bound.
-  const pattern = `%"requestId":"${requestId}"%`;
-  return rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ${pattern} LIMIT 1`.length > 0;
+  // By value among the approval requests (their kind is indexed), never a pattern over bodies.
+  return (
+    rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest'
+      AND json_extract(body, '$.actions.permissionRequest.requestId') = ${requestId} LIMIT 1`.length > 0
+  );
 }
