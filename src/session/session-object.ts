@@ -419,12 +419,12 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  listTriggers(caller: Caller) {
-    return asResult(() => triggersOf(this.#admit(caller).runtime, this.ctx.storage.sql));
+  listTriggers(caller: Caller, page: { after: string | null; limit: number }) {
+    return asResult(() => triggersOf(this.#admit(caller).runtime, this.ctx.storage.sql, page));
   }
 
-  listRuns(caller: Caller) {
-    return asResult(() => runsOf(this.#admit(caller).runtime, this.ctx.storage.sql));
+  listRuns(caller: Caller, page: { before: number | null; limit: number }) {
+    return asResult(() => runsOf(this.#admit(caller).runtime, this.ctx.storage.sql, page));
   }
 
   /** Fires what is due; a failure here must not keep the run loop from its slice. */
