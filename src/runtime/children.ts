@@ -8,6 +8,7 @@ import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
 import {
   type CallState,
+  type ChildrenState,
   type CloseReason,
   childResult,
   childWait,
@@ -203,8 +204,7 @@ export async function deliverChildrenWork(rt: RuntimeCtx): Promise<boolean> {
   let done = true;
   if (c.report && c.spawnedBy) {
     const by = c.spawnedBy;
-    const start = c.goalTurnSeq ?? 1;
-    const result = childResult(rt.deps.store.readFrom(start).filter((e) => e.turnId === c.report?.turnId));
+    const result = reportResult(rt, c);
     const sent = await port
       .report(by.sessionId, { callId: by.callId, childId: rt.deps.sessionId, status: c.report.status, result })
       .catch(() => null);
@@ -222,6 +222,20 @@ export async function deliverChildrenWork(rt: RuntimeCtx): Promise<boolean> {
   if (acked.length > 0) rt.commit([hidden({}, { childStopAcked: { callIds: acked } })]);
   if (acked.length < stops.length) done = false;
   return done;
+}
+
+/**
+ * The report's result, read from the one event the summary points at (docs/design.md#principles:
+ * bounded); a summary folded before that pointer existed reads the goal turn once more.
+ */
+function reportResult(rt: RuntimeCtx, c: ChildrenState): string | null {
+  if (c.resultSeq === null) return null;
+  if (c.resultSeq !== undefined) {
+    const e = rt.deps.store.get(c.resultSeq);
+    return e ? childResult([e]) : null;
+  }
+  const turnId = c.report?.turnId;
+  return childResult(rt.deps.store.readFrom(c.goalTurnSeq ?? 1).filter((e) => e.turnId === turnId));
 }
 
 /** The stop's addition (CONTRACT §7.31): which children to stop, in the stop's own block. */
