@@ -448,8 +448,8 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => getRecords(this.#admit(caller).runtime));
   }
 
-  record(caller: Caller, topic: string) {
-    return asResult(() => getRecord(this.#admit(caller).runtime, topic));
+  record(caller: Caller, topic: string, page: { after?: number; limit?: number } = {}) {
+    return asResult(() => getRecord(this.#admit(caller).runtime, topic, page));
   }
 
   putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {

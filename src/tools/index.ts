@@ -26,6 +26,7 @@ export {
   applyRecordEvents,
   headSeq,
   listRecords,
+  RECORD_PAGE,
   readRecord,
   rebuildRecordCache,
   type TopicListing,
