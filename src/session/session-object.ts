@@ -19,6 +19,7 @@ import {
 import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
+import { type ArchivePageReader, pullArchive } from "./fork-archive";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
@@ -469,12 +470,22 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
   createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
-    return asResult(() => {
+    return asResult(async () => {
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      // The archived results the prefix shows, copied from the parent a page per reply.
+      const ns = this.env.SESSIONS;
+      const parent = ns.get(ns.idFromString(input.source.forkedFrom.sessionId)) as unknown as {
+        archive: (...a: Parameters<SessionObject["archive"]>) => ReturnType<ArchivePageReader>;
+      };
+      const archive = await pullArchive(
+        (sha, offset, limit) => parent.archive(caller, sha, { ok: true, value: { offset, limit } }),
+        input.source.archive,
+      );
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
         return this.ctx.storage.transactionSync(() =>
-          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal) }),
+          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal), archive }),
         );
       } catch (err) {
         this.#runtime = null;

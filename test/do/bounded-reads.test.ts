@@ -9,6 +9,7 @@ import { EventStore } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
 import type { ChildReport, ChildrenPort } from "../../src/runtime/children";
+import { readForkSource } from "../../src/runtime/fork";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { type Step, scriptedProvider } from "./context-harness";
 
@@ -135,6 +136,28 @@ describe("bounded reads", () => {
       expect(sent).toHaveLength(2);
       expect(sent.at(-1)).toMatchObject({ status: "completed", result: "the result" });
       expect(count.rows()).toBeLessThanOrEqual(5);
+    });
+  });
+
+  it("a fork's source reads the log to throughSeq, not to the head", async () => {
+    await withCountedRuntime({ next: () => ({ kind: "answer", text: "done" }) }, async (rt, count) => {
+      rt.create({ id: "s", parentId: null, options: {}, model: MODEL });
+      await rt.postMessage({ text: "hello", source: "http" });
+      await rt.alarm();
+      const through = rt.summary!.highWater;
+      count.reset();
+      const before = readForkSource(rt, through);
+      const small = count.rows();
+      // The same fork point after 2,000 more events reads no more than before.
+      for (let i = 0; i < 4; i++) {
+        await rt.postMessage({ text: `more ${i}`, source: "http" });
+        await rt.alarm();
+      }
+      noise(rt, 2000);
+      count.reset();
+      const after = readForkSource(rt, through);
+      expect(after.prefix).toEqual(before.prefix);
+      expect(count.rows()).toBeLessThanOrEqual(small + 5);
     });
   });
 });
