@@ -47,17 +47,26 @@ export function readIdempotentAnswer(
   return parse(Row, text)?.answer ?? parse(Answer, text);
 }
 
-/** Folds committed events into the table; call inside the transaction that appended them. */
+/**
+ * Folds committed events into the table; call inside the transaction that appended them. The
+ * marker moves with each key written (a commit without one writes nothing), so a lookup catches
+ * up over the user messages since the last key only.
+ */
 export function applyIdempotencyEvents(sql: SqlLike, events: Event[]): void {
+  let last: number | null = null;
   for (const e of events) {
     const key = e.actions?.stateDelta?.idempotencyKey;
     if (typeof key !== "string" || !e.turnId || typeof e.source !== "string") continue;
     const answer: MessageAnswer = { turnId: e.turnId, seq: e.seq };
     run(sql)`INSERT OR IGNORE INTO idempotency (key, answer)
       VALUES (${idempotencyKeyOf(e.source, key)}, ${JSON.stringify({ v: 1, answer })})`;
+    last = e.seq;
   }
-  const last = events.at(-1);
-  if (last) writeThrough(sql, last.seq);
+  if (last !== null && markerOf(sql) !== undefined) writeThrough(sql, last);
+}
+
+function markerOf(sql: SqlLike): string | undefined {
+  return rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${THROUGH}`[0]?.answer;
 }
 
 function writeThrough(sql: SqlLike, seq: number) {
@@ -69,7 +78,7 @@ function writeThrough(sql: SqlLike, seq: number) {
  * Only user text events can carry a key, read by their kind in pages.
  */
 export function catchUpIdempotency(sql: SqlLike, transactionSync: <T>(fn: () => T) => T): void {
-  const marker = rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${THROUGH}`[0]?.answer;
+  const marker = markerOf(sql);
   const through = marker === undefined ? 0 : Number(marker) || 0;
   const head = rows<{ seq: number | null }>(sql)`SELECT MAX(seq) AS seq FROM events`[0]?.seq ?? 0;
   if (marker !== undefined && through >= head) return;
