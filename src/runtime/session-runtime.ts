@@ -18,13 +18,13 @@ import {
 import { type ForkPrefix, renderPrefix } from "../projections/fork";
 import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
-import { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
+import { type AlarmDues, nextAlarm } from "./alarm";
+import { AlarmOwner } from "./alarm-owner";
 import {
   type ChildReport,
   type ChildSpawn,
   childCreatedDraft,
   deliverChildrenWork,
-  outboxDelay,
   receiveChildReport,
   sameSpawn,
 } from "./children";
@@ -44,8 +44,8 @@ import { applyIdempotencyEvents } from "./idempotency";
 import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
+import { TurnSuffix } from "./turn-suffix";
 import { resumeWait } from "./waits";
-import { nextTriggerDue, oldestQueuedRun } from "./work-store";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -71,16 +71,8 @@ export class SessionRuntime implements RuntimeCtx {
   #streamed: DeltaFrame[] = [];
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
-  /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
-  #outboxFailures = 0;
-  /** When the outbox is next tried (memory only: a restart tries it at the stored alarm). */
-  #outboxAt: number | null = null;
-  /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
-  #lease: number | null = null;
-  /** What the open turn's last slice asked for when it ended: a time, or parked until a command. */
-  #wake: { turnId: string; at: number | "parked" } | null = null;
-  /** The open turn's suffix as read so far: each read takes only what was appended after `through`. */
-  #suffix: { turnId: string; from: number; through: number; events: Event[] } | null = null;
+  readonly #alarm = new AlarmOwner();
+  readonly #suffix = new TurnSuffix();
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
@@ -112,33 +104,9 @@ export class SessionRuntime implements RuntimeCtx {
     return this.#summary;
   }
 
-  /**
-   * The open turn's events from its last model request (or its start). A position is kept, so a
-   * slice reads only what was appended since its last read, however many other events (a trigger's
-   * firings during a pending approval) landed in between (docs/design.md#principles, bounded).
-   */
+  /** The open turn's events from its last model request (or its start), read from a kept position. */
   turnSuffix(): Event[] {
-    const t = this.#summary?.openTurn;
-    if (!t) {
-      this.#suffix = null;
-      return [];
-    }
-    const from = t.lastModelRequestSeq ?? t.startSeq;
-    let c = this.#suffix;
-    if (!c || c.turnId !== t.turnId || from < c.from) c = { turnId: t.turnId, from, through: from - 1, events: [] };
-    else if (from > c.from) c = { ...c, from, events: c.events.filter((e) => e.seq >= from) };
-    const events = [...c.events];
-    let through = c.through;
-    for (;;) {
-      const page = this.deps.store.readAfter(through, 500);
-      for (const e of page) {
-        if (e.turnId === t.turnId) events.push(e);
-        through = e.seq;
-      }
-      if (page.length < 500) break;
-    }
-    this.#suffix = { turnId: t.turnId, from, through, events };
-    return events;
+    return this.#suffix.read(this.deps.store, this.#summary?.openTurn);
   }
 
   needsApproval(call: CallState): boolean {
@@ -342,20 +310,7 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** The due time of everything this object owes a wake-up for. */
   dues(): AlarmDues {
-    const s = this.#summary;
-    const now = this.now();
-    const turn = s?.openTurn ?? null;
-    const view: LoopView = {
-      turn: !turn ? "none" : s!.pendingApprovals.length > 0 || turn.wait ? "blocked" : "runnable",
-      queued: !turn && s !== null && oldestQueuedRun(this.deps.sql) !== null,
-      lease: turn ? this.#lease : null,
-      wake: turn && this.#wake?.turnId === turn.turnId ? this.#wake.at : null,
-    };
-    return {
-      loop: loopDue(view, now),
-      trigger: nextTriggerDue(this.deps.sql),
-      outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
-    };
+    return this.#alarm.dues(this.#summary, this.deps.sql, this.now());
   }
 
   /**
@@ -369,21 +324,19 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** The running slice holds the loop until `at` (the dead-man switch). */
   lease(at: number): Promise<void> {
-    this.#lease = at;
+    this.#alarm.lease(at);
     return this.arm();
   }
 
   /** The slice ends: the next one is due at `wake`, or, parked, only once a command moves the turn. */
   endSlice(wake: number | "parked"): Promise<void> {
-    this.#lease = null;
-    const turn = this.#summary?.openTurn;
-    this.#wake = turn ? { turnId: turn.turnId, at: wake } : null;
+    this.#alarm.endSlice(this.#summary?.openTurn?.turnId ?? null, wake);
     return this.arm();
   }
 
   /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
   #kick(): Promise<void> {
-    if (this.#wake?.at === "parked") this.#wake = null;
+    this.#alarm.kick();
     return this.arm();
   }
 
@@ -392,11 +345,7 @@ export class SessionRuntime implements RuntimeCtx {
    * lease, the outbox), so it is kept; an open, runnable turn without one is due now.
    */
   async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
-    const stored = await getAlarm();
-    const turn = this.#summary?.openTurn;
-    if (stored !== null && turn && !this.#wake && this.#lease === null)
-      this.#wake = { turnId: turn.turnId, at: stored };
-    if (stored !== null && this.#outboxAt === null && hasChildrenWork(this.#summary?.children)) this.#outboxAt = stored;
+    this.#alarm.adopt(await getAlarm(), this.#summary);
     await this.arm();
   }
 
@@ -421,7 +370,7 @@ export class SessionRuntime implements RuntimeCtx {
     }
     const due = this.dues().loop ?? null;
     if (due !== null && due <= this.now()) {
-      this.#wake = null;
+      this.#alarm.startSlice();
       this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
         .catch(async (err) => {
           if (haltedAtFailpoint()) return hang();
@@ -430,7 +379,7 @@ export class SessionRuntime implements RuntimeCtx {
         })
         .finally(() => {
           this.#loop = null;
-          this.#lease = null;
+          this.#alarm.lease(null);
         });
       await this.#loop;
     }
@@ -442,12 +391,9 @@ export class SessionRuntime implements RuntimeCtx {
   async #deliverChildrenWork(): Promise<void> {
     if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
     // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
-    this.#outboxAt = this.now() + outboxDelay(this.#outboxFailures + 1);
+    this.#alarm.outboxAttempt(this.now());
     await this.arm();
-    if (await deliverChildrenWork(this)) {
-      this.#outboxFailures = 0;
-      this.#outboxAt = null;
-    } else this.#outboxFailures++;
+    this.#alarm.outboxDone(await deliverChildrenWork(this));
   }
 
   #decide() {
