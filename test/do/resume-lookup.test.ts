@@ -4,6 +4,9 @@
  * exact (case-sensitive); an unknown run is 404 before an unreadable body is 400 (CONTRACT §7.1).
  */
 import { describe, expect, it } from "vitest";
+import type { ModelConfig } from "../../src/model/types";
+import { turnOfRun } from "../../src/runtime";
+import { scriptedProvider, withSession } from "./context-harness";
 import { settledTo } from "./drive";
 import { api, createSession, expectError, highWaterOf } from "./helpers";
 
@@ -46,5 +49,29 @@ describe("resume looks its run up by key", () => {
     expectError(await post(`/v1/sessions/${id}/runs/${unknown}/resume`, { body: "{not json" }), 404, "not_found");
     expectError(await post(`/v1/sessions/${id}/runs/${runId}/resume`, { body: "{not json" }), 400, "bad_request");
     expect(await highWaterOf(id)).toBe(hw);
+  });
+
+  it("a run that took the turn over (stateDelta.runStarted) names that turn too, exactly", async () => {
+    const model: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };
+    const provider = scriptedProvider({ next: () => ({ kind: "answer", text: "ok" }) });
+    await withSession({ provider, model }, async (h) => {
+      const sent = await h.runtime.postMessage({ text: "hi", source: "http" });
+      const turn = h.runtime.summary!.openTurn!;
+      const takeover = `${crypto.randomUUID()}-takeover-after-a-restart`;
+      h.runtime.commit([
+        {
+          author: "runtime",
+          modelVisibility: "hidden",
+          turnId: turn.turnId,
+          runId: takeover,
+          actions: { stateDelta: { runStarted: { runId: takeover, cause: "recovery" } } },
+        },
+      ]);
+      const sql = h.state.storage.sql;
+      expect(turnOfRun(sql, turn.runId)).toBe(sent.turnId);
+      expect(turnOfRun(sql, takeover)).toBe(sent.turnId);
+      expect(turnOfRun(sql, takeover.toUpperCase())).toBeUndefined();
+      expect(turnOfRun(sql, `${takeover}x`)).toBeUndefined();
+    });
   });
 });
