@@ -4,11 +4,12 @@
  * retry. All memory: after a restart the stored alarm stands for them (`adopt`). The due times
  * are gathered here and handed to the pure `nextAlarm`.
  */
+import { featuresDue } from "../features";
+import { outboxDelay } from "../features/children/commands";
+import { oldestQueuedRun } from "../features/work/cache";
 import { hasChildrenWork, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import { type AlarmDues, loopDue, outboxDue } from "./alarm";
-import { outboxDelay } from "./children";
-import { nextTriggerDue, oldestQueuedRun } from "./work-store";
 
 export class AlarmOwner {
   /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
@@ -32,7 +33,7 @@ export class AlarmOwner {
       },
       now,
     );
-    return { loop, trigger: nextTriggerDue(sql), outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now) };
+    return { loop, trigger: featuresDue(sql), outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now) };
   }
 
   /** The running slice holds the loop until `at`; null when no slice runs. */

@@ -12,7 +12,7 @@
 export type AlarmDues = {
   /** The run loop: its lease while a slice runs, else when the open turn's next slice is due. */
   loop?: number | null;
-  /** The next trigger firing. */
+  /** The features' next due time (`Feature.nextDue`): the next trigger firing. */
   trigger?: number | null;
   /** The children outbox: a child's report or a parent's stops still to be acknowledged. */
   outbox?: number | null;

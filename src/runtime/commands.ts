@@ -1,13 +1,14 @@
 /** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
 import { REQUEST_ID } from "../contract";
+import { stopChildrenDraft } from "../features/children/commands";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
 import { awaitsChild, projectRunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
-import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { idempotencyKeyOf, type MessageAnswer, readIdempotentAnswer } from "./idempotency";
+import { patchDelta } from "./patch";
 import { approvalKnown } from "./state";
 
 export { REQUEST_ID };
@@ -23,10 +24,7 @@ export function patchSession(
   input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number },
 ): Session {
   const s = rt.require();
-  const delta: Record<string, unknown> = {};
-  if (input.title !== undefined) delta.title = input.title;
-  if (input.maxModelCallsPerTurn !== undefined) delta.maxModelCallsPerTurn = input.maxModelCallsPerTurn;
-  if (input.model !== undefined) delta.model = input.model;
+  const delta = patchDelta(rt.session(), input);
   if (Object.keys(delta).length === 0) return rt.session();
   rt.commit([
     { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
@@ -40,8 +38,8 @@ export function appendMessage(
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), in its own key
-  // space; the commit folds it into the table (docs/API.md#idempotency).
+  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its
+  // source; the commit folds it into the table (docs/API.md#idempotency).
   const key = input.idempotencyKey ? idempotencyKeyOf(input.source, input.idempotencyKey) : null;
   if (key) {
     const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, key);

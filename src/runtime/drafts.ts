@@ -2,9 +2,11 @@
  * Draft builders for every event the runtime appends. Pure: ids, clock values and the plan are
  * passed in, so each is table-tested in Node with hand-written logs.
  */
+import { argsDigest } from "../contract/digest";
 import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
+import { idempotencyKeyFor } from "../tools/keys";
 import type { AttemptFailure } from "./retry";
 
 export type Base = { turnId: string; runId: string };
@@ -71,6 +73,14 @@ export function dispatchDraft(
   );
 }
 
+/**
+ * The idempotency key a call runs with: the one its dispatch recorded (a re-run sends it again,
+ * whatever format an older log used), else the key of docs/API.md#tools.
+ */
+export function callIdempotencyKey(call: Pick<CallState, "callId" | "dispatch">, sessionId: string): string {
+  return call.dispatch?.idempotencyKey ?? idempotencyKeyFor(sessionId, call.callId);
+}
+
 /** Unknown tool or bad arguments: a read dispatch (unless there is one) and an error the model reads. */
 export function invalidCallDrafts(
   call: CallState,
@@ -91,9 +101,7 @@ export function invalidCallDrafts(
  * which is the blob's own sha256.
  */
 export function argsDigestOf(args: unknown): string {
-  const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
-  if (blob && typeof blob.sha256 === "string") return blob.sha256;
-  return sha256Hex(canonical(args ?? null));
+  return argsDigest(args, sha256Hex);
 }
 
 /** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */

@@ -18,11 +18,15 @@ const THROUGH = "#through";
 const PAGE = 500;
 
 /**
- * The table key of a request key: a message's `idempotencyKey` and an inbox `correlationId` each
- * in their own key space (the source of the event tells them apart).
+ * The table key of a request key from `source` (docs/API.md#idempotency): a message's
+ * `idempotencyKey` is one space per session, shared by HTTP and the WebSocket; an inbox
+ * `correlationId` is scoped by its source, so two systems that both send "7" are two inputs.
+ * Both parts are on the event the request created (its `source` and
+ * `stateDelta.idempotencyKey`), which is what lets the table be rebuilt from the log. Rows
+ * written before inbox keys held their source (`inbox:<id>`) are superseded by that rebuild.
  */
 export function idempotencyKeyOf(source: string, key: string): string {
-  return `${source.startsWith("inbox:") ? "inbox" : "message"}:${key}`;
+  return source.startsWith("inbox:") ? `${source}:${key}` : `message:${key}`;
 }
 
 function parse<T>(schema: z.ZodType<T>, text: string | undefined): T | null {

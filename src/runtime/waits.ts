@@ -3,14 +3,15 @@
  * the run lookup. A wait holds no alarm: the slice that finds one ends, and only a resume (or a
  * stop) moves the turn again.
  */
+
+import { turnOfRunId } from "../features/work/cache";
 import type { CallState } from "../projections";
 import type { SqlLike } from "../storage";
-import { parseToolArgs } from "../tools";
+import { idempotencyKeyFor, parseToolArgs } from "../tools";
 import type { RuntimeCtx } from "./deps";
 import { type Base, invalidCallDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { beginWaitDraft, budgetWaitDraft, resumeDrafts, WAIT_TOOLS } from "./wait-drafts";
-import { turnOfRunId } from "./work-store";
 
 /**
  * Resume (CONTRACT §6, §7.12): only the current `waitId` of the open turn releases it, named with
@@ -45,11 +46,11 @@ export function carryOutWait(
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   if (!tool || !parsed?.ok) {
     const issues = parsed && !parsed.ok ? parsed.issues : [{ message: `unknown or disabled tool: ${call.name}` }];
-    rt.commit(invalidCallDrafts(call, base, `${rt.deps.sessionId}:${call.callId}`, issues));
+    rt.commit(invalidCallDrafts(call, base, idempotencyKeyFor(rt.deps.sessionId, call.callId), issues));
     return true;
   }
   const reason = (parsed.args as { reason?: unknown }).reason;
-  const key = `${rt.deps.sessionId}:${call.callId}`;
+  const key = idempotencyKeyFor(rt.deps.sessionId, call.callId);
   const kind = WAIT_TOOLS[call.name] ?? "wait_for";
   rt.commit([beginWaitDraft(call, base, key, kind, typeof reason === "string" ? reason : undefined)]);
   return true;

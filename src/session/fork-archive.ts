@@ -4,7 +4,7 @@
  * reply carries more than one page, however many results the parent archived.
  */
 import { ApiError, type Result } from "../contract";
-import type { ArchiveRef } from "../runtime/fork";
+import type { ArchiveRef } from "../features/fork/commands";
 
 /** The largest page one reply carries. */
 export const ARCHIVE_PAGE_BYTES = 1_048_576;

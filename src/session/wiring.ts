@@ -3,14 +3,16 @@
  * scheduled work and the ports the runtime reaches out through. The alarm is the runtime's alone
  * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
+
+import { FEATURES } from "../features";
+import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { applyWorkEvents, catchUpWork, SessionRuntime } from "../runtime";
+import { SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
-import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -33,7 +35,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
-  catchUpWork(sql, store, transactionSync);
+  for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
   const runtime = new SessionRuntime({
     sessionId,
     store,
@@ -41,10 +43,10 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     transactionSync,
     setAlarm: (at) => ctx.storage.setAlarm(at),
     deleteAlarm: () => ctx.storage.deleteAlarm(),
-    onAppend: (events) => applyWorkEvents(sql, events),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
+    env: env as unknown as Record<string, unknown>,
     config: {
       httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
       offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,

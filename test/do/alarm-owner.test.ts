@@ -6,11 +6,11 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { ChildrenPort } from "../../src/features/children/commands";
 import { principalOf } from "../../src/http/auth";
 import { EventStore } from "../../src/log";
 import type { ModelConfig, ModelProvider } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
-import type { ChildrenPort } from "../../src/runtime/children";
 import { applyMigrations } from "../../src/storage";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
 import { api, TOKEN } from "./helpers";

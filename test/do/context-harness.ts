@@ -4,7 +4,7 @@ import { validateSummary } from "../../src/context";
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
-import { applyWorkEvents, type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 
@@ -152,8 +152,6 @@ export async function withSession<T>(
         },
         onCommit: () => {},
         onDelta: (f) => deltas.push(f),
-        // The runs and triggers tables, folded in each commit as the object's wiring does.
-        onAppend: (evs) => applyWorkEvents(sql, evs),
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
         ...(opts.now ? { now: opts.now } : {}),
       });
