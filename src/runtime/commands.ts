@@ -7,7 +7,7 @@ import { awaitsChild, projectRunState, type Session, type SessionCreated, withAr
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
-import { idempotencyKeyOf, type MessageAnswer, readIdempotentAnswer } from "./idempotency";
+import { type MessageAnswer, readIdempotentAnswer } from "./idempotency";
 import { patchDelta } from "./patch";
 import { approvalKnown } from "./state";
 
@@ -40,9 +40,8 @@ export function appendMessage(
   const s = rt.require();
   // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its
   // source; the commit folds it into the table (docs/API.md#idempotency).
-  const key = input.idempotencyKey ? idempotencyKeyOf(input.source, input.idempotencyKey) : null;
-  if (key) {
-    const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, key);
+  if (input.idempotencyKey) {
+    const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, input.source, input.idempotencyKey);
     if (prior) return { answer: prior, opened: false, repeated: true };
   }
   const open = s.openTurn;

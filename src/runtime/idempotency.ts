@@ -39,13 +39,27 @@ function parse<T>(schema: z.ZodType<T>, text: string | undefined): T | null {
   }
 }
 
-/** The first answer to a key, from the table once it has caught up with the log. */
+/**
+ * The first answer to `key` from `source`, from the table once it has caught up with the log. A
+ * row an older Worker wrote without the source (`inbox:<id>`) answers only a repeat from the
+ * source its event recorded.
+ */
 export function readIdempotentAnswer(
   sql: SqlLike,
   transactionSync: <T>(fn: () => T) => T,
+  source: string,
   key: string,
 ): MessageAnswer | null {
   catchUpIdempotency(sql, transactionSync);
+  const answer = answerOf(sql, idempotencyKeyOf(source, key));
+  if (answer || !source.startsWith("inbox:")) return answer;
+  const legacy = answerOf(sql, `inbox:${key}`);
+  if (!legacy) return null;
+  const body = rows<{ body: string }>(sql)`SELECT body FROM events WHERE seq = ${legacy.seq}`[0]?.body;
+  return body && (JSON.parse(body) as Event).source === source ? legacy : null;
+}
+
+function answerOf(sql: SqlLike, key: string): MessageAnswer | null {
   const text = rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${key}`[0]?.answer;
   // A row from before versioning holds the bare answer.
   return parse(Row, text)?.answer ?? parse(Answer, text);
