@@ -52,12 +52,13 @@ export function consumeTicket(sql: SqlStorage, ticket: string, principal: string
 /** Whether the log holds a permission request with this id (pending or decided). */
 export function approvalKnown(sql: SqlStorage, requestId: string): boolean {
   if (!REQUEST_ID.test(requestId)) return false;
-  // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
+  // The same lookup as the runtime's "already decided" check: by value among the approval
+  // requests (their kind is indexed), never a pattern over bodies.
   return (
     sql
       .exec(
-        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
-        `%"requestId":"${requestId}"%`,
+        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND json_extract(body, '$.actions.permissionRequest.requestId') = ? LIMIT 1",
+        requestId,
       )
       .toArray().length > 0
   );
