@@ -16,7 +16,8 @@ export type TranscriptItem =
       requestId?: string;
     }
   | { kind: "error"; seq: number; code: string; message: string }
-  | { kind: "recovery"; seq: number; rerun: string[]; needsReview: string[] }
+  /** The three lists of the notice (docs/API.md#recovery): calls re-run, calls to review, model calls issued again. */
+  | { kind: "recovery"; seq: number; rerun: string[]; needsReview: string[]; reissued: string[] }
   | { kind: "turn"; seq: number; turnId?: string; reason: "completed" | "stopped" | "failed" }
   /** A work-record revision or entry written over HTTP (the agent's own show as its tool calls). */
   | { kind: "record"; seq: number; topic: string; revision?: number; entry?: number }
@@ -91,11 +92,33 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
       a.stateDelta?.session as { forkedFrom?: Omit<Extract<TranscriptItem, { kind: "fork" }>, "kind" | "seq"> }
     )?.forkedFrom;
     if (forkedFrom) items.push({ kind: "fork", seq: e.seq, ...forkedFrom });
-    const notice = a.stateDelta?.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
-    if (notice) items.push({ kind: "recovery", seq: e.seq, rerun: notice.rerun, needsReview: notice.needsReview });
+    const notice = recoveryListsOf(e);
+    if (notice) items.push({ kind: "recovery", seq: e.seq, ...notice });
     if (a.turnClose) items.push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
   }
   return items;
+}
+
+export type RecoveryLists = { rerun: string[]; needsReview: string[]; reissued: string[] };
+
+/**
+ * The three lists of a `stateDelta.recoveryNotice` (docs/API.md#recovery), the same ones
+ * `Session.recoveryNotice` holds; a notice written before `reissued` existed has none.
+ */
+export function recoveryListsOf(e: Event): RecoveryLists | null {
+  const n = e.actions?.stateDelta?.recoveryNotice as Partial<RecoveryLists> | undefined;
+  if (!n) return null;
+  return { rerun: n.rerun ?? [], needsReview: n.needsReview ?? [], reissued: n.reissued ?? [] };
+}
+
+/** One sentence for a recovery notice, from its three lists: what the banner and the transcript line both say. */
+export function describeRecovery(n: RecoveryLists): string {
+  const parts = [
+    `${n.rerun.length} call(s) re-run`,
+    `${n.needsReview.length} need review`,
+    `${n.reissued.length} model call(s) issued again`,
+  ];
+  return `Recovered after a restart: ${parts.join(", ")}.`;
 }
 
 const FINAL_STATES = new Set(["ok", "error", "interrupted", "rejected"]);

@@ -176,11 +176,11 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
         { modelVisibility: "hidden" },
       );
     },
-    recoveryNotice(rerun: string[], needsReview: string[]) {
+    recoveryNotice(rerun: string[], needsReview: string[], reissued: string[] = []) {
       const atSeq = events.length + 1;
       return push(
         "runtime",
-        { actions: { stateDelta: { recoveryNotice: { atSeq, rerun, needsReview } } } },
+        { actions: { stateDelta: { recoveryNotice: { atSeq, rerun, needsReview, reissued } } } },
         { modelVisibility: "hidden" },
       );
     },

@@ -20,6 +20,7 @@ import {
   type VerifyResult,
 } from "../../src/client";
 import { canonical } from "../../src/log/canonical";
+import { describeRecovery } from "../../src/projections/transcript";
 import { applyDelta, eventKind, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
@@ -481,11 +482,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
           ? html`<p>Needs review (the side effect may or may not have happened):</p><ul>${n.needsReview.map(call)}</ul>`
           : nothing
       }
-      ${
-        (n as { reissued?: string[] }).reissued?.length
-          ? html`<p>${(n as { reissued: string[] }).reissued.length} model call(s) were issued again.</p>`
-          : nothing
-      }
+      <p class="recovery-summary">${describeRecovery(n)}</p>
       <button type="button" class="dismiss" @click=${() => void dismiss(n.atSeq)}>Dismiss</button>
     </section>`;
   }
@@ -609,7 +606,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
         </li>`;
       case "recovery":
         return html`<li class="item recovery" data-seq=${item.seq}>
-          Recovered after a restart: ${item.rerun.length} call(s) re-run, ${item.needsReview.length} need review.
+          ${describeRecovery(item)}
         </li>`;
       case "turn":
         return html`<li class="item turn" data-seq=${item.seq} data-reason=${item.reason}>turn ${item.reason}</li>`;
