@@ -211,7 +211,13 @@ export function decideNextStep(state: RunState, needsApproval: (call: CallState)
  * What this isolate knows was under way when a slice ended without finishing it (the `inflight`
  * row in `meta`): a model attempt or a tool run. Absent after a clean step.
  */
-export type Inflight = { invocationId?: string; attempt?: number; callId?: string } | null;
+export type Inflight = {
+  invocationId?: string;
+  attempt?: number;
+  callId?: string;
+  /** Written by this incarnation of the object: its own slice failed, the object did not restart. */
+  mine?: boolean;
+} | null;
 
 export type RecoveryPlan = {
   /** The turn is closed (completed, stopped or failed): nothing continues. */
@@ -268,7 +274,11 @@ export function buildRecoveryPlan(
   const request = state.lastModelRequest;
   if (request && !state.modelAnswered && request.invocationId) {
     const last = state.attempts.at(-1)?.attempt ?? 0;
-    const lost = last === 0 || (inflight?.invocationId === request.invocationId && (inflight.attempt ?? 0) > last);
+    // CONTRACT §7.8: `restart` only when the object restarted. An attempt this incarnation started
+    // and lost with a failed slice is sent again by the next slice (the poison count bounds it).
+    const lost =
+      inflight?.mine !== true &&
+      (last === 0 || (inflight?.invocationId === request.invocationId && (inflight.attempt ?? 0) > last));
     if (lost) {
       plan.reissueModel = true;
       plan.reissue = { invocationId: request.invocationId, attempt: last + 1 };

@@ -61,6 +61,8 @@ export interface RuntimeCtx {
   delta(frame: DeltaFrame): void;
   /** The attempt ended (answered, failed or stopped): its streamed text is no longer current. */
   endAttempt(): void;
+  /** This incarnation of the object (memory only): what it started is not a restart's to recover. */
+  readonly incarnation: string;
   /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
   readonly attachedChildren: Set<string>;
 }

@@ -66,7 +66,11 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     if (!stillOpen(rt, turn, signal)) return false;
     invocationId = crypto.randomUUID();
     attempt = 1;
-    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
+    // The request and what is under way commit together: a slice of this incarnation that dies
+    // before its attempt is recorded is never taken for a restart.
+    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))], () =>
+      writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation),
+    );
     await rt.failpoint("F1");
   } else {
     // CONTRACT §3: a call issued again sends exactly the recorded request, rebuilt from the
@@ -85,7 +89,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   }
   const ids = { ...base, invocationId };
   const request: ModelRequest = { model: turn.model, messages: built.messages, tools: built.tools };
-  writeInflight(rt.deps.sql, { invocationId, attempt });
+  writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation);
   const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt, signal);
   writeInflight(rt.deps.sql, null);
   rt.endAttempt();

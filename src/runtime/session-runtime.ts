@@ -68,6 +68,7 @@ export class SessionRuntime implements RuntimeCtx {
   #streamed: DeltaFrame[] = [];
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
+  readonly incarnation = crypto.randomUUID();
   /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
   #outboxFailures = 0;
 

@@ -77,6 +77,25 @@ describe("planNextStep: one row per state of the open turn", () => {
       step: { kind: "recover", plan: expect.objectContaining({ reissue: { invocationId: "inv1", attempt: 2 } }) },
     },
     {
+      found: "this incarnation's own slice died with attempt 1 under way: no restart, the call is sent again",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+      },
+      head: { inflight: { invocationId: "inv1", attempt: 1, mine: true } },
+      step: { kind: "model", call: expect.objectContaining({ kind: "retry", invocationId: "inv1", attempt: 1 }) },
+    },
+    {
+      found: "this incarnation's own slice died with retry 2 under way: no restart",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+        attempt(ev, 1, NOW - 1);
+      },
+      head: { inflight: { invocationId: "inv1", attempt: 2, mine: true } },
+      step: { kind: "model", call: expect.objectContaining({ kind: "retry", invocationId: "inv1", attempt: 2 }) },
+    },
+    {
       found: "an answer without calls that stopped",
       log: (ev) => {
         ev.user("hi");
