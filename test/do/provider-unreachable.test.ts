@@ -77,7 +77,6 @@ describe("an unreachable provider", () => {
     let release: () => void = () => {};
     const hanging = {
       name: "openai" as const,
-      // biome-ignore lint/correctness/useYield: a call that never answers: the incarnation dies with it
       async *stream() {
         await new Promise<void>((r) => {
           release = r;
