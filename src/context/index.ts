@@ -37,11 +37,13 @@ export {
 } from "./next-context";
 export {
   buildSummaryRequest,
+  collectText,
   MAX_SUMMARY_PIECES,
   renderEvents,
   requestTokens,
   splitPieces,
   summarisePieces,
+  type SummaryAnswer,
   summarySystemPrompt,
 } from "./summarize";
 export {

@@ -4,8 +4,9 @@
  */
 import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
 import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
-import type { OpenTurn } from "../projections";
+import { type OpenTurn, projectRunState } from "../projections";
 import { prepareContext } from "./compaction";
+import { CompactionDeferred, compactionSender } from "./compaction-calls";
 import type { RuntimeCtx } from "./deps";
 import {
   answerDrafts,
@@ -54,11 +55,14 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
           provider,
           signal,
           base,
+          send: compactionSender(rt, base, provider, projectRunState(rt.turnSuffix()).compaction),
           failpoint: (id) => rt.failpoint(id),
         },
         rt.contextInput(turn.model),
       );
     } catch (err) {
+      // The failed attempt is recorded with its retryAt: the planner ends the slice until then.
+      if (err instanceof CompactionDeferred) return true;
       if (!(err instanceof ContextOverflowError)) throw err;
       rt.commit(failureDrafts(base, "context_overflow", err.message));
       return false;
