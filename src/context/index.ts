@@ -41,9 +41,9 @@ export {
   MAX_SUMMARY_PIECES,
   renderEvents,
   requestTokens,
+  type SummaryAnswer,
   splitPieces,
   summarisePieces,
-  type SummaryAnswer,
   summarySystemPrompt,
 } from "./summarize";
 export {

@@ -25,8 +25,8 @@ import {
   planCompaction,
   renderEvents,
   requestTokens,
-  splitPieces,
   type SummaryAnswer,
+  splitPieces,
   summarisePieces,
   writeCheckpointRow,
 } from "../context";
