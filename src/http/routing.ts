@@ -4,6 +4,7 @@ import { METHOD_NAME_ALL } from "hono/router";
 import { ApiError } from "../contract";
 import type { SessionObject } from "../session";
 import { answerError } from "./errors";
+import { adoptingStub } from "./legacy-owner";
 import { SESSION_ID } from "./schemas";
 import { directoryOf, type EdgeApp, type EdgeEnv, type EdgeMiddleware } from "./types";
 
@@ -60,7 +61,10 @@ export function sessionLookup(): EdgeMiddleware {
     if (!stub) throw new ApiError("not_found", "session not found");
     if (c.env.HW_BENCH_DIRECTORY_LOOKUP === "1" && !(await directoryOf(c.env, c.get("principal")).has(id)))
       throw new ApiError("not_found", "session not found");
-    c.set("session", stub);
+    c.set(
+      "session",
+      adoptingStub(c.env, stub, id, () => c.get("principal")),
+    );
     await next();
     // A route that refused the request at the edge (a bad query, body or path) never asked the
     // object; someone else's session must still be 404 first (CONTRACT §7.1), so ask it now.
