@@ -30,10 +30,13 @@ export function adoptingStub(
 ): SessionStub {
   return new Proxy(stub, {
     get(target, prop) {
-      const value = (target as unknown as Record<PropertyKey, unknown>)[prop];
-      if (typeof value !== "function" || prop === "fetch" || prop === "adoptOwner") return value;
+      const methods = target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+      const value = methods[prop];
+      if (typeof value !== "function") return value;
+      // Called on the stub itself: a stub's method needs its stub as `this`.
+      if (prop === "fetch" || prop === "adoptOwner") return (...args: unknown[]) => methods[prop]!(...args);
       return async (...args: unknown[]) => {
-        const call = () => (target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>)[prop]!(...args);
+        const call = () => methods[prop]!(...args);
         const first = await call();
         if (!isUnowned(first)) return first;
         const who = principal();
