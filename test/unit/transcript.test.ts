@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describeRecovery, type RecoveryLists } from "../../src/contract/transcript";
 import type { Event } from "../../src/log";
 import {
   buildTranscript,
@@ -7,7 +8,6 @@ import {
   type SessionSummary,
   type TranscriptItem,
 } from "../../src/projections";
-import { describeRecovery, type RecoveryLists } from "../../src/projections/transcript";
 import { deepFreeze, type LogBuilder, newLog } from "./fixtures";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;

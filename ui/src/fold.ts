@@ -5,7 +5,7 @@
  * only what changed. Pure: no DOM, no clock; tested in Node.
  */
 import type { Event, TranscriptItem } from "../../src/client";
-import { describeRecovery, recoveryListsOf } from "../../src/projections/transcript";
+import { describeRecovery, recoveryListsOf } from "../../src/contract/transcript";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -261,23 +261,4 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/** What kind of event a log row is, for the raw log (the first that applies). */
-export function eventKind(e: Event): string {
-  const a = e.actions ?? {};
-  if (e.content) return e.content.type;
-  for (const k of [
-    "permissionRequest",
-    "permissionDecision",
-    "toolDispatch",
-    "toolRecovery",
-    "modelRequest",
-    "turnClose",
-    "tokenUsage",
-  ] as const)
-    if (a[k]) return k;
-  const keys = Object.keys(a.stateDelta ?? {});
-  if (keys.length) return `stateDelta.${keys[0]}`;
-  return "event";
 }
