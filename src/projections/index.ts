@@ -44,6 +44,7 @@ export {
   deriveStatus,
   type OpenTurn,
   type PendingApproval,
+  type RecordedToolset,
   type RecoveryNotice,
   reduceSummary,
   type Session,
