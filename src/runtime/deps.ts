@@ -72,6 +72,8 @@ export interface RuntimeCtx {
   lease(at: number): Promise<void>;
   /** The slice ends; the next is due at `wake`, or, parked, once a command moves the turn. */
   endSlice(wake: number | "parked"): Promise<void>;
+  /** This incarnation of the object (memory only): what it started is not a restart's to recover. */
+  readonly incarnation: string;
   /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
   readonly attachedChildren: Set<string>;
 }

@@ -53,7 +53,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
         now: rt.now(),
         sliceElapsedMs: rt.now() - startedAt,
         failedSlices: recorded ? 0 : failedSlicesAt(rt.deps.sql, head),
-        inflight: readInflight(rt.deps.sql),
+        inflight: readInflight(rt.deps.sql, rt.incarnation),
         lengthStreak: turn.lengthStreak ?? 0,
         ...waitHeadOf(turn),
       },

@@ -75,6 +75,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly attachedChildren = new Set<string>();
   readonly #alarm = new AlarmOwner();
   readonly #suffix = new TurnSuffix();
+  readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
 
   constructor(readonly deps: RuntimeDeps) {

@@ -131,19 +131,27 @@ const InflightRow = z.object({
   invocationId: z.string().optional(),
   attempt: z.number().optional(),
   callId: z.string().optional(),
+  incarnation: z.string().optional(),
 });
 
-/** What the last slice had under way when it ended (a model attempt or a tool run), if it never finished. */
-export function readInflight(sql: SqlLike): Inflight {
+/**
+ * What the last slice had under way when it ended (a model attempt or a tool run), if it never
+ * finished; `mine` when the object incarnation `incarnation` wrote it (it did not restart since).
+ */
+export function readInflight(sql: SqlLike, incarnation?: string): Inflight {
   const r = parseJson(InflightRow, readMeta(sql, "inflight"));
   if (!r) return null;
-  const { v: _v, ...rest } = r;
-  return rest;
+  const { v: _v, incarnation: by, ...rest } = r;
+  return by !== undefined && by === incarnation ? { ...rest, mine: true } : rest;
 }
 
-export function writeInflight(sql: SqlLike, value: Inflight) {
+/** Records what is under way, with the incarnation of the object that started it. */
+export function writeInflight(sql: SqlLike, value: Inflight, incarnation?: string) {
   if (value === null) run(sql)`DELETE FROM meta WHERE key = ${"inflight"}`;
-  else writeMeta(sql, "inflight", { v: 1, ...value });
+  else {
+    const { mine: _mine, ...rest } = value;
+    writeMeta(sql, "inflight", { v: 1, ...rest, ...(incarnation ? { incarnation } : {}) });
+  }
 }
 
 /** Whether an approval request id was ever issued in this session (to tell 409 from 404). */

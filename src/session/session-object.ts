@@ -25,7 +25,16 @@ import { type Caller, ownerHash } from "./ownership";
 import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
-import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
+import {
+  adoptedOwner,
+  adoptOwner,
+  approvalKnown,
+  consumeTicket,
+  mintTicket,
+  ownerPrincipal,
+  rememberPrincipal,
+  ticketHolder,
+} from "./tickets";
 import { isWritten, openSession } from "./wiring";
 
 export type { Parsed } from "./reads";
@@ -75,7 +84,11 @@ export class SessionObject extends DurableObject<Env> {
     // Storage written since this instance started (another path wrote seq 1): open it now.
     if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
     const runtime = this.#runtime;
-    const owner = runtime?.summary?.owner;
+    const summary = runtime?.summary;
+    // A session from before the owner moved into seq 1 has none there: its principal's directory
+    // vouches for it once (`adoptOwner`), then it is admitted like any other (docs/API.md#upgrades).
+    const owner = summary ? (summary.owner ?? adoptedOwner(this.ctx.storage.sql)) : null;
+    if (summary && !owner) throw new ApiError("not_found", "session not found", { hint: "unowned" });
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
       throw new ApiError("not_found", "session not found");
     return { runtime, store: this.#store };
@@ -130,6 +143,21 @@ export class SessionObject extends DurableObject<Env> {
         this.#store = null;
         throw err;
       }
+    });
+  }
+
+  /**
+   * A session written before the owner moved into seq 1: the Worker found it in `caller`'s
+   * directory, which was its record of ownership then, so `caller` becomes its owner. Only a
+   * session with no owner at all is adopted; anything else is left as it is.
+   */
+  adoptOwner(caller: Caller): Promise<Result<{ adopted: boolean }>> {
+    return asResult(() => {
+      if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
+      const summary = this.#runtime?.summary;
+      if (!summary || summary.owner || adoptedOwner(this.ctx.storage.sql)) return { adopted: false };
+      adoptOwner(this.ctx.storage.sql, ownerHash(this.ctx.id.toString(), caller.principal), caller.principal);
+      return { adopted: true };
     });
   }
 

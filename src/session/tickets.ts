@@ -72,6 +72,20 @@ export function rememberPrincipal(sql: SqlStorage, principal: string) {
   sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
 }
 
+/**
+ * The owner hash of a session written before the owner moved into seq 1, once its principal's
+ * directory vouched for it (docs/API.md#upgrades). A cache of the directory: never in the log.
+ */
+export function adoptedOwner(sql: SqlStorage): string | null {
+  const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'adopted_owner'").toArray()[0];
+  return row?.value ?? null;
+}
+
+export function adoptOwner(sql: SqlStorage, owner: string, principal: string) {
+  sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('adopted_owner', ?)", owner);
+  rememberPrincipal(sql, principal);
+}
+
 export function ownerPrincipal(sql: SqlStorage): string | null {
   const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'").toArray()[0];
   return row?.value ?? null;
