@@ -1,5 +1,5 @@
 import { recordFactOf } from "../features/records/facts";
-import type { Event } from "../log";
+import type { Event } from "../contract/event";
 
 export type { TranscriptItem } from "../contract/transcript";
 
