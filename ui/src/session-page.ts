@@ -87,6 +87,29 @@ class HwSession extends LitElement implements SessionHost {
     return this;
   }
 
+  /**
+   * Lit's hook for when an update runs: at the next frame, so a burst of frames (a replay, a
+   * fast stream) is drawn once per frame rather than once per frame received.
+   */
+  protected override async scheduleUpdate(): Promise<void> {
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    super.scheduleUpdate();
+  }
+
+  protected override update(changed: Map<string, unknown>) {
+    const t = performance.now();
+    super.update(changed);
+    // Set by the browser tests: how long a draw takes, the views' own updates included.
+    const draws = (window as { __hwDraws?: number[] }).__hwDraws;
+    if (draws) void this.updateComplete.then(() => draws.push(performance.now() - t));
+  }
+
+  protected override async getUpdateComplete(): Promise<boolean> {
+    const done = await super.getUpdateComplete();
+    await Promise.all([...this.querySelectorAll<LitElement>(".panel > *, hw-composer")].map((e) => e.updateComplete));
+    return done;
+  }
+
   #onHash = () => {
     this.view = viewFromHash();
   };
