@@ -31,8 +31,8 @@ describe("traceSpans", () => {
     op: string,
     start: number,
     end: number,
-    attributes: object[] = [],
-    events: object[] = [],
+    attributes: { key: string; value: { stringValue: string } }[] = [],
+    events: { name: string; timeUnixNano: string }[] = [],
   ) => ({
     spanId: name,
     name,

@@ -4,6 +4,7 @@
  * in `sessionStorage`, so it leaves with the tab, and never in a URL.
  */
 import { html, LitElement } from "lit";
+import { keyed } from "lit/directives/keyed.js";
 import { HighwaterClient, HighwaterError } from "../../src/client";
 import { errorText } from "./format";
 import { navigate, TOKEN_KEY, UNAUTHORIZED } from "./shell";
@@ -104,7 +105,9 @@ class HwApp extends LitElement {
       </form>`;
     }
     const m = /^\/s\/([^/]+)\/?$/.exec(this.path);
-    if (m) return html`<hw-session .client=${client} .sessionId=${decodeURIComponent(m[1]!)}></hw-session>`;
+    // One element per session: another session is a new element, with its own fold and socket.
+    const id = m ? decodeURIComponent(m[1]!) : null;
+    if (id) return keyed(id, html`<hw-session .client=${client} .sessionId=${id}></hw-session>`);
     document.title = "Sessions — highwater";
     return html`<hw-create-form .client=${client}></hw-create-form>
       <h2>Sessions</h2>

@@ -273,7 +273,7 @@ class HwSession extends LitElement implements SessionHost {
   }
 
   #panel(c: { client: HighwaterClient; id: string }) {
-    const head = this.session?.highWater ?? this.fold.lastSeq;
+    const head = Math.max(this.session?.highWater ?? 0, this.fold.lastSeq);
     // The views that read the server's state follow each turn's end.
     const turns = this.fold.turns.length;
     switch (this.view) {
