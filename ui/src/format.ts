@@ -63,13 +63,3 @@ export function modelLabel(s: Session): TemplateResult {
     }</span
   >`;
 }
-
-/** Saves `text` as a file the browser downloads. */
-export function download(name: string, type: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}

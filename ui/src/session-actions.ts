@@ -10,8 +10,8 @@ import {
   type Session,
   type SessionWait,
 } from "../../src/client";
-import { download, errorText } from "./format";
-import { randomKey } from "./shell";
+import { errorText } from "./format";
+import { download, randomKey } from "./shell";
 
 export type SessionHost = {
   readonly client: HighwaterClient;

@@ -3,8 +3,8 @@ import { html, LitElement, nothing } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { Event, EventsPage, HighwaterClient, VerifyResult } from "../../src/client";
 import { eventKind } from "../../src/contract/kinds";
-import { download, errorText, plural } from "./format";
-import { handleAuth } from "./shell";
+import { errorText, plural } from "./format";
+import { download, handleAuth } from "./shell";
 
 const LOG_PAGE = 100;
 
