@@ -5,7 +5,7 @@
  */
 import { html, LitElement, nothing } from "lit";
 import type { HighwaterClient, ProviderInfo, SessionOptions, ToolInfo } from "../../src/client";
-import { LOCATION_HINTS } from "../../src/contract/session";
+import { JURISDICTIONS, LOCATION_HINTS } from "../../src/contract/session";
 import { errorText } from "./format";
 import { handleAuth, navigate, saveDraft } from "./shell";
 
@@ -238,8 +238,7 @@ class HwCreateForm extends LitElement {
             <label for="new-jurisdiction">Jurisdiction</label>
             <select id="new-jurisdiction" .value=${f.jurisdiction} @change=${this.#field("jurisdiction")}>
               <option value="">none</option>
-              <option value="eu" ?selected=${f.jurisdiction === "eu"}>eu</option>
-              <option value="fedramp" ?selected=${f.jurisdiction === "fedramp"}>fedramp</option>
+              ${JURISDICTIONS.map((j) => html`<option value=${j} ?selected=${j === f.jurisdiction}>${j}</option>`)}
             </select>
           </span>
         </div>
