@@ -158,27 +158,36 @@ describe("browser console: what a new user found, tools and traces", () => {
     add({ at: "10", turnId: "turn-1", actions: { turnClose: { reason: "completed" } } });
   }
 
-  it("says 1 event; the provider's name is read whole; the timeline's last axis label is inside the chart", async () => {
+  it('a session of one event says "1 event"', async () => {
     const s = await api.createSession({ title: "One event" });
     const page = await newPage();
     await page.goto(`${worker.url}/s/${s.id}`);
     await expect.poll(() => page.textContent(".meta .count")).toBe("1 event");
+    expect(errors.get(page)).toEqual([]);
+    await page.close();
+  });
 
+  it("the provider's name and notes are read whole in the create form", async () => {
+    const page = await newPage();
     await page.goto(`${worker.url}/`);
     const select = page.locator("#new-provider");
     await select.locator("option").first().waitFor({ state: "attached" });
     // The chosen option's text, in the select's font, fits inside the select with its arrow.
-    const fits = await page.evaluate(`(() => {
+    const fits = (await page.evaluate(`(() => {
       const s = document.querySelector("#new-provider");
       const ctx = document.createElement("canvas").getContext("2d");
       ctx.font = getComputedStyle(s).font;
       const text = s.selectedOptions[0].textContent.trim();
       const pad = parseFloat(getComputedStyle(s).paddingLeft) + parseFloat(getComputedStyle(s).paddingRight);
       return { text, need: Math.ceil(ctx.measureText(text).width + pad + 20), have: s.clientWidth };
-    })()`);
-    expect((fits as { text: string }).text).toContain("default");
-    expect((fits as { need: number }).need).toBeLessThanOrEqual((fits as { have: number }).have);
+    })()`)) as { text: string; need: number; have: number };
+    expect(fits.text).toContain("default");
+    expect(fits.need).toBeLessThanOrEqual(fits.have);
+    expect(errors.get(page)).toEqual([]);
+    await page.close();
+  });
 
+  it("the timeline's last axis label is inside the chart", async () => {
     const timeline = await newPage();
     const { id } = await fakeLog(timeline, "Axis", toolTurn);
     await timeline.goto(`${worker.url}/s/${id}#timeline`);
@@ -192,9 +201,7 @@ describe("browser console: what a new user found, tools and traces", () => {
     })()`)) as { text: string; left: number; right: number }[];
     expect(labels.at(-1)!.text).toBe("+10.0 s");
     for (const l of labels) expect(Math.min(l.left, l.right)).toBeGreaterThanOrEqual(0);
-    expect(errors.get(page)).toEqual([]);
     expect(errors.get(timeline)).toEqual([]);
-    await page.close();
     await timeline.close();
   });
 
