@@ -1,5 +1,5 @@
-import { recordFactOf } from "../features/records/facts";
 import type { Event } from "../contract/event";
+import { recordFactOf } from "../features/records/facts";
 
 export type { TranscriptItem } from "../contract/transcript";
 
