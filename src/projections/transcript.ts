@@ -8,7 +8,7 @@ import type { TranscriptItem } from "../contract/transcript";
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
 /**
- * The UI projection (docs/API.md#transcript): messages, thinking, tool calls with their state,
+ * The UI projection (docs/API.md#reading-a-session): messages, thinking, tool calls with their state,
  * approvals, errors, recovery notices and turn ends. Runtime bookkeeping (dispatches, model
  * requests, usage) folds into the items it is about. Incremental, so the console folds each
  * event once as it arrives with this same code; `add` returns the items it created or changed

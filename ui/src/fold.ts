@@ -202,7 +202,7 @@ export type DeltaFrame = {
 };
 
 /**
- * Folds a streamed delta into the buffers keyed `${invocationId}:${kind}` (docs/API.md#websocket):
+ * Folds a streamed delta into the buffers keyed `${invocationId}:${kind}` (docs/API.md#live-updates-over-a-websocket):
  * a later attempt drops the failed attempt's text, an earlier one is stale, and a replay
  * (`replace`) replaces the buffer.
  */

@@ -24,7 +24,7 @@ export function plural(n: number, word: string, many = `${word}s`): string {
 }
 
 /**
- * Who wrote a user message, by its source (docs/API.md#inbox): "You" for the page and the API,
+ * Who wrote a user message, by its source (docs/API.md#work-beyond-one-turn): "You" for the page and the API,
  * else the source itself, e.g. `inbox:ci` as "inbox · ci", `trigger:nightly` as "trigger · nightly".
  */
 export function authorLabel(role: "user" | "assistant", source: string | undefined): string {

@@ -1,5 +1,5 @@
 /**
- * `<hw-recovery-banner>`: the session's recovery notice (docs/API.md#recovery), naming each
+ * `<hw-recovery-banner>`: the session's recovery notice (docs/API.md#recovery-notices), naming each
  * re-run and interrupted call by its tool, its source and its effect, until it is dismissed.
  */
 import { html, LitElement, nothing } from "lit";

@@ -76,7 +76,7 @@ export class SessionActions {
     }
   }
 
-  /** A decision bound to the arguments the card displayed (docs/API.md#approvals). */
+  /** A decision bound to the arguments the card displayed (docs/API.md#approvals-bound-to-their-arguments). */
   async decide(requestId: string, decision: "approve" | "reject", argsDigest: string): Promise<void> {
     const { client, id } = this.host;
     try {

@@ -1,7 +1,7 @@
 /**
  * A tool call in the transcript: its name, source (`builtin`, `mcp:<server>`, `custom`), effect,
  * state and duration, collapsed; or, while it waits for a human, the approval card with the
- * whole arguments and the digest the decision is bound to (docs/API.md#approvals).
+ * whole arguments and the digest the decision is bound to (docs/API.md#approvals-bound-to-their-arguments).
  */
 import { html, nothing, type TemplateResult } from "lit";
 import type { PendingApproval, TranscriptItem } from "../../src/client";

@@ -1,5 +1,5 @@
 /**
- * `<hw-records>`: the session's work records (docs/API.md#records): each topic with its
+ * `<hw-records>`: the session's work records (docs/API.md#work-beyond-one-turn): each topic with its
  * revision and entry count, and one topic's current summary with the entries it does not cover.
  */
 import { html, LitElement, nothing } from "lit";

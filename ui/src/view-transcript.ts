@@ -1,5 +1,5 @@
 /**
- * `<hw-transcript>`: the transcript items (the server's fold, docs/API.md#transcript) and the
+ * `<hw-transcript>`: the transcript items (the server's fold, docs/API.md#reading-a-session) and the
  * text still streaming. An item's markup is kept until the item changes, so a long session
  * redraws only what moved.
  */
