@@ -288,7 +288,7 @@ class HwSession extends LitElement implements SessionHost {
       case "runs":
         return html`<hw-runs .client=${c.client} .sessionId=${c.id} .turns=${turns} .session=${this.session} .head=${head}></hw-runs>`;
       case "records":
-        return html`<hw-records .client=${c.client} .sessionId=${c.id} .turns=${turns} .head=${head}></hw-records>`;
+        return html`<hw-records .client=${c.client} .sessionId=${c.id} .turns=${turns} .written=${this.fold.items.filter((i) => i.kind === "record").length}></hw-records>`;
       case "timeline":
         return html`<hw-timeline .client=${c.client} .sessionId=${c.id} .fold=${this.fold} .rev=${this.rev} .now=${this.now}></hw-timeline>`;
     }

@@ -12,7 +12,7 @@ class HwRecords extends LitElement {
     client: { attribute: false },
     sessionId: { attribute: false },
     turns: { attribute: false },
-    head: { attribute: false },
+    written: { attribute: false },
     topics: { state: true },
     open: { state: true },
     error: { state: true },
@@ -20,7 +20,8 @@ class HwRecords extends LitElement {
   declare client: HighwaterClient;
   declare sessionId: string;
   declare turns: number;
-  declare head: number;
+  /** Records written over HTTP so far: one more is a reason to read again. */
+  declare written: number;
   declare topics: RecordTopic[] | null;
   declare open: { topic: string; view: RecordView | null; error?: string } | null;
   declare error: string;
@@ -37,8 +38,8 @@ class HwRecords extends LitElement {
   }
 
   override willUpdate(changed: Map<string, unknown>) {
-    // Records are written by the agent during a turn and over HTTP at any time: follow the head.
-    if (changed.has("head") || changed.has("sessionId")) void this.#load();
+    // The agent writes records during a turn (read again when it ends), scripts over HTTP at any time.
+    if (changed.has("turns") || changed.has("written") || changed.has("sessionId")) void this.#load();
   }
 
   async #load() {
