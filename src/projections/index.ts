@@ -31,6 +31,7 @@ export {
   type ModelAttempt,
   modelAttemptOf,
   type NextStep,
+  type PendingCompaction,
   planCall,
   projectRunState,
   type RecordedRequest,

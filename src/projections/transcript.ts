@@ -3,7 +3,7 @@ import { recordFactOf } from "../features/records/facts";
 
 export type { TranscriptItem } from "../contract/transcript";
 
-import type { TranscriptItem } from "../contract/transcript";
+import { recoveryListsOf, type TranscriptItem } from "../contract/transcript";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -91,8 +91,8 @@ export class TranscriptFold {
       a.stateDelta?.session as { forkedFrom?: Omit<Extract<TranscriptItem, { kind: "fork" }>, "kind" | "seq"> }
     )?.forkedFrom;
     if (forkedFrom) push({ kind: "fork", seq: e.seq, ...forkedFrom });
-    const notice = a.stateDelta?.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
-    if (notice) push({ kind: "recovery", seq: e.seq, rerun: notice.rerun, needsReview: notice.needsReview });
+    const notice = recoveryListsOf(e);
+    if (notice) push({ kind: "recovery", seq: e.seq, ...notice });
     if (a.turnClose) push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
     return touched;
   }

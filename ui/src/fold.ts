@@ -5,6 +5,7 @@
  * timeline's spans and marks. Pure: no DOM, no clock; tested in Node.
  */
 import type { Event, ToolSource, Toolset, TranscriptItem } from "../../src/client";
+import { describeRecovery, recoveryListsOf } from "../../src/contract/transcript";
 import { TranscriptFold } from "../../src/projections/transcript";
 
 export type SpanKind = "turn" | "model" | "attempt" | "tool" | "approval";
@@ -147,14 +148,8 @@ export class SessionFold {
         seq: e.seq,
       });
     }
-    const notice = delta.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
-    if (notice)
-      this.marks.push({
-        kind: "recovery",
-        at: t,
-        label: `recovery: ${notice.rerun.length} re-run, ${notice.needsReview.length} need review`,
-        seq: e.seq,
-      });
+    const notice = recoveryListsOf(e);
+    if (notice) this.marks.push({ kind: "recovery", at: t, label: describeRecovery(notice), seq: e.seq });
     if ((delta.runStarted as { cause?: string } | undefined)?.cause === "recovery")
       this.marks.push({ kind: "restart", at: t, label: "run taken over after a restart", seq: e.seq });
     if (a.turnClose) {

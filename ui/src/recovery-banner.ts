@@ -4,8 +4,8 @@
  */
 import { html, LitElement, nothing } from "lit";
 import type { RecoveryNotice } from "../../src/client";
+import { describeRecovery } from "../../src/contract/transcript";
 import type { SessionFold } from "./fold";
-import { plural } from "./format";
 import type { SessionActions } from "./session-actions";
 
 class HwRecoveryBanner extends LitElement {
@@ -46,7 +46,7 @@ class HwRecoveryBanner extends LitElement {
               <ul class="needs-review">${n.needsReview.map((c) => this.#call(c))}</ul>`
           : nothing
       }
-      ${n.reissued?.length ? html`<p>${plural(n.reissued.length, "model call")} issued again.</p>` : nothing}
+      <p class="recovery-summary">${describeRecovery(n)}</p>
       <button type="button" class="dismiss" @click=${() => void this.actions.dismiss(n.atSeq)}>Dismiss</button>
     </section>`;
   }

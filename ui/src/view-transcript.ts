@@ -6,6 +6,7 @@
 import { html, LitElement, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { Session, TranscriptItem } from "../../src/client";
+import { describeRecovery } from "../../src/contract/transcript";
 import type { SessionFold, Streamed } from "./fold";
 import { authorLabel, plural } from "./format";
 import { downloadTrace, type SessionActions } from "./session-actions";
@@ -85,7 +86,7 @@ class HwTranscript extends LitElement {
         </li>`;
       case "recovery":
         return html`<li class="item recovery" data-seq=${item.seq}>
-          Recovered after a restart: ${plural(item.rerun.length, "call")} re-run, ${item.needsReview.length} need review.
+          ${describeRecovery(item)}
         </li>`;
       case "turn":
         return html`<li class="item turn" data-seq=${item.seq} data-reason=${item.reason}>
