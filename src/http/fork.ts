@@ -7,7 +7,7 @@ import { createRegistered } from "./create-session";
 import { resource } from "./routing";
 import { parseInput } from "./schemas";
 import { mintSessionId } from "./sessions";
-import { callerOf, directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** CONTRACT §7.30: only `throughSeq`; its range (1..highWater) is the parent's to check. */
 export const ForkBody = z.strictObject({ throughSeq: z.number().int() });
@@ -30,7 +30,12 @@ export function forkRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.createFork(callerOf(c), { source }),
+        // A fork is a session like any other: it records its owner's directory, for its children.
+        create: () =>
+          stub.createFork(callerOf(c), {
+            source,
+            directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
+          }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

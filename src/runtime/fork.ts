@@ -165,7 +165,10 @@ function resolveEvent(e: Event, resolve: (v: unknown) => unknown): Event {
 }
 
 /** The fork's first events, in one block; its workspace is written in the same transaction. */
-export function createFork(rt: RuntimeCtx, input: { id: string; source: ForkSource; owner: string }): Session {
+export function createFork(
+  rt: RuntimeCtx,
+  input: { id: string; source: ForkSource; owner: string; directoryId?: string },
+): Session {
   if (rt.summary) throw new ApiError("conflict", "session already exists");
   const { source } = input;
   const created: SessionCreated & { forkedFrom: ForkedFrom } = {
@@ -175,6 +178,7 @@ export function createFork(rt: RuntimeCtx, input: { id: string; source: ForkSour
     model: source.model,
     forkedFrom: source.forkedFrom,
     owner: input.owner,
+    ...(input.directoryId ? { directoryId: input.directoryId } : {}),
   };
   // Archive first (each blob read back and checked), placeholders second.
   for (const a of source.archive) rt.deps.store.blobs.put(a.text, a.mediaType);

@@ -1,4 +1,6 @@
 /** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
+
+export * from "./close-drafts";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";

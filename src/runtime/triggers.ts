@@ -4,6 +4,7 @@
  * commits drafts and says whether the loop has work.
  */
 import type { EventDraft } from "../log";
+import { sessionWait } from "../projections";
 import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "../projections/runs";
 import type { SqlLike } from "../storage";
 import type { RuntimeCtx } from "./deps";
@@ -57,13 +58,19 @@ export function triggersOf(rt: RuntimeCtx, sql: SqlLike): { triggers: Trigger[] 
   return { triggers: listTriggers(sql).map(toTrigger) };
 }
 
-/** Newest first; the open turn's run shows `waiting` with its `waitId` while a wait holds it. */
+/**
+ * Newest first; the open turn's run shows `waiting` with its `waitId` while a wait holds it: a
+ * `wait_for`, the step budget or a child at work (the session's own `wait`, CONTRACT §7.27).
+ */
 export function runsOf(rt: RuntimeCtx, sql: SqlLike): { runs: Run[] } {
-  const turn = rt.require().openTurn;
-  const wait = turn?.wait;
+  const s = rt.require();
+  const turn = s.openTurn;
+  const wait = sessionWait(s);
   return {
     runs: listRuns(sql, RUNS_PAGE).map((r) =>
-      wait && r.turnId === turn.turnId ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId } : toRun(r),
+      wait && turn && r.turnId === turn.turnId
+        ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId }
+        : toRun(r),
     ),
   };
 }

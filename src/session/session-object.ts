@@ -477,15 +477,25 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => readForkSource(this.#admit(caller).runtime, throughSeq));
   }
 
-  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
-  createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
+  /**
+   * The fork's side: its first events with the caller as owner, written in one block with its
+   * tables. Like any session it keeps its owner's principal and directory, so it can spawn.
+   */
+  createFork(caller: Caller, input: { source: ForkSource; directoryId?: string }): Promise<Result<Session>> {
     return asResult(() => {
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
-        return this.ctx.storage.transactionSync(() =>
-          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal) }),
-        );
+        return this.ctx.storage.transactionSync(() => {
+          const session = createFork(this.#open(), {
+            id,
+            source: input.source,
+            owner: ownerHash(id, caller.principal),
+            ...(input.directoryId ? { directoryId: input.directoryId } : {}),
+          });
+          rememberPrincipal(this.ctx.storage.sql, caller.principal);
+          return session;
+        });
       } catch (err) {
         this.#runtime = null;
         this.#store = null;
@@ -520,11 +530,22 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** The parent's stop of this child (CONTRACT §6: stopping the parent stops its children). */
-  stopFromParent(): Promise<Result<Session>> {
-    return asResult(() => {
-      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
-      return this.#runtime.stop();
+  /**
+   * The parent's stop of this child (docs/API.md#sub-sessions: stopping the parent stops its
+   * children): only the named spawn's child answers, anything else is `not_found` (which the
+   * parent never takes as acknowledged). A run queued behind the stopped turn then starts, as
+   * after any stop.
+   */
+  stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session>> {
+    return asResult(async () => {
+      if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
+      const runtime = this.#runtime;
+      const by = runtime?.summary?.children?.spawnedBy;
+      if (!runtime || by?.sessionId !== spawn.parentId || by.callId !== spawn.callId)
+        throw new ApiError("not_found", "session not found");
+      runtime.stop();
+      await this.#afterTurn(runtime);
+      return runtime.session();
     });
   }
 }
