@@ -5,6 +5,7 @@ import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
 import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import type { ChildrenPort } from "../../src/runtime/children";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 
@@ -124,6 +125,9 @@ export async function withSession<T>(
     setAlarm?: (at: number) => void;
     deleteAlarm?: () => void;
     options?: SessionOptions;
+    /** Other session objects (sub-sessions), and the owner directory the session records for them. */
+    children?: ChildrenPort;
+    directoryId?: string;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -154,11 +158,18 @@ export async function withSession<T>(
         onDelta: (f) => deltas.push(f),
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
         ...(opts.now ? { now: opts.now } : {}),
+        ...(opts.children ? { children: opts.children } : {}),
       });
       return { store, runtime };
     };
     const { store, runtime } = make(opts.provider);
-    runtime.create({ id: sessionId, parentId: null, options: opts.options ?? {}, model: opts.model });
+    runtime.create({
+      id: sessionId,
+      parentId: null,
+      options: opts.options ?? {},
+      model: opts.model,
+      ...(opts.directoryId ? { directoryId: opts.directoryId } : {}),
+    });
     const events = () => {
       const out: Event[] = [];
       for (let after = 0; ; ) {
