@@ -29,7 +29,7 @@ function requireThreshold(model: ModelConfig): void {
 }
 
 /**
- * A new session id (CONTRACT §2): in a jurisdiction, minted by that jurisdiction's subnamespace
+ * A new session id (docs/API.md#sessions): in a jurisdiction, minted by that jurisdiction's subnamespace
  * (`sessionNamespace`, which also decides what local workerd does), so the id itself carries it
  * and every later request reaches the object from the id alone.
  */

@@ -23,7 +23,7 @@ export function failureDrafts(state: RunState, base: Base, code: string, message
 }
 
 /**
- * Stop (CONTRACT §3), as one block: a reject for each pending approval, `rejected` for calls not
+ * Stop (docs/API.md#sub-sessions), as one block: a reject for each pending approval, `rejected` for calls not
  * dispatched, `interrupted` for dispatched calls without an outcome, then `turnClose: stopped`.
  */
 export function stopDrafts(state: RunState, base: Base): EventDraft[] {
@@ -64,7 +64,7 @@ export function closingDrafts(state: RunState, base: Base, why: "stopped" | "fai
   return drafts;
 }
 
-/** A stop's or failure's addition (CONTRACT §7.31): which children to stop, in the close's own block. */
+/** A stop's or failure's addition (docs/API.md#sub-sessions): which children to stop, in the close's own block. */
 export function stopChildrenDraft(base: Base, callIds: string[]): EventDraft {
   return hidden(base, { actions: { stateDelta: { stopChildren: { callIds } } } });
 }

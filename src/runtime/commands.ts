@@ -127,8 +127,8 @@ export function dismissRecoveryNotice(rt: RuntimeCtx, input: { atSeq: number }):
 }
 
 /**
- * Stop (CONTRACT §3): one synchronous block answers every open call, records the children to
- * stop (CONTRACT §7.31) and closes the turn.
+ * Stop (docs/API.md#sub-sessions): one synchronous block answers every open call, records the
+ * children to stop and closes the turn.
  */
 export function stopTurn(rt: RuntimeCtx): boolean {
   const turn = rt.require().openTurn;

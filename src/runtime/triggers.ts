@@ -60,7 +60,7 @@ export function triggersOf(rt: RuntimeCtx, sql: SqlLike): { triggers: Trigger[] 
 
 /**
  * Newest first; the open turn's run shows `waiting` with its `waitId` while a wait holds it: a
- * `wait_for`, the step budget or a child at work (the session's own `wait`, CONTRACT §7.27).
+ * `wait_for`, the step budget or a child at work (the session's own `wait`, docs/API.md#sub-sessions).
  */
 export function runsOf(rt: RuntimeCtx, sql: SqlLike): { runs: Run[] } {
   const s = rt.require();

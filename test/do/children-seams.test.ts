@@ -140,7 +140,7 @@ describe("a failed turn answers its spawn and stops its child", () => {
         const [callId] = callsOf(events(), "spawn_session");
         expect(runtime.session().status).toBe("waiting");
 
-        // Five slices died at this head: the next one closes the turn (CONTRACT §7.13).
+        // Five slices died at this head: the next one closes the turn.
         answerStops({ ok: false, error: { code: "not_found", message: "session not found" } });
         const head = runtime.summary!.highWater;
         for (let i = 0; i < runtime.policy.poisonSlices; i++) recordSliceStart(state.storage.sql, head);

@@ -107,7 +107,7 @@ describe("planNextStep: spawn_session rows", () => {
       step: { kind: "wait_child", calls: [expect.objectContaining({ callId: "c2" })] },
     },
     {
-      found: "a wait_for before a spawn in one answer: the spawn is dispatched before the run waits (CONTRACT §7.31)",
+      found: "a wait_for before a spawn in one answer: the spawn is dispatched before the run waits",
       log: (ev) => {
         ev.user("delegate, then wait");
         ev.modelRequest();
