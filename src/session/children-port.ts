@@ -43,3 +43,20 @@ export function makeChildrenPort(
       env.SESSIONS.get(childId(callId)).stopFromParent({ parentId: sessionId, callId }) as Promise<Result<unknown>>,
   };
 }
+
+type SpawnKey = { parentId: string; callId: string };
+const STOPPED_BEFORE_CREATE = "spawn-stopped-before-create";
+
+/**
+ * The child side of a stop that arrives before the child's create (a create that failed, or is
+ * still on its way): kept beside the log, which stays unwritten, so that the create that comes
+ * later is refused and the child never starts.
+ */
+export function barSpawn(kv: SyncKvStorage, spawn: SpawnKey): void {
+  kv.put(STOPPED_BEFORE_CREATE, { parentId: spawn.parentId, callId: spawn.callId });
+}
+
+export function spawnBarred(kv: SyncKvStorage, spawn: SpawnKey): boolean {
+  const bar = kv.get<SpawnKey>(STOPPED_BEFORE_CREATE);
+  return bar?.parentId === spawn.parentId && bar.callId === spawn.callId;
+}

@@ -20,6 +20,7 @@ import {
 import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
+import { barSpawn, spawnBarred } from "./children-port";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
@@ -513,6 +514,8 @@ export class SessionObject extends DurableObject<Env> {
   createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
     return asResult(async () => {
       const { principal, ...spawn } = input;
+      if (!this.#runtime?.exists() && spawnBarred(this.ctx.storage.kv, spawn))
+        throw new ApiError("conflict", "the parent stopped this sub-session before it was created");
       const runtime = this.ctx.storage.transactionSync(() => {
         const rt = this.#open();
         rememberPrincipal(this.ctx.storage.sql, principal);
@@ -532,16 +535,20 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * The parent's stop of this child (docs/API.md#sub-sessions: stopping the parent stops its
-   * children): only the named spawn's child answers, anything else is `not_found` (which the
-   * parent never takes as acknowledged). A run queued behind the stopped turn then starts, as
-   * after any stop.
+   * children). A child not created yet is barred from being created, so the stop holds; a
+   * written session that is not the spawn's child is `not_found` (which the parent never takes
+   * as acknowledged). A run queued behind the stopped turn then starts, as after any stop.
    */
-  stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session>> {
+  stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session | null>> {
     return asResult(async () => {
       if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
       const runtime = this.#runtime;
-      const by = runtime?.summary?.children?.spawnedBy;
-      if (!runtime || by?.sessionId !== spawn.parentId || by.callId !== spawn.callId)
+      if (!runtime?.exists()) {
+        barSpawn(this.ctx.storage.kv, spawn);
+        return null;
+      }
+      const by = runtime.summary?.children?.spawnedBy;
+      if (by?.sessionId !== spawn.parentId || by.callId !== spawn.callId)
         throw new ApiError("not_found", "session not found");
       runtime.stop();
       await this.#afterTurn(runtime);

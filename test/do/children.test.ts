@@ -325,6 +325,35 @@ describe("sub-sessions meet the other features (docs/API.md#sub-sessions)", () =
   });
 });
 
+describe("a stop that reaches a child before its create", () => {
+  it("is acknowledged by barring the create: the child is never written and never runs", async () => {
+    const parent = await createSession();
+    const callId = "call_never_created";
+    const id = env.SESSIONS.idFromName(`child:${parent.id}:${callId}`);
+    const stub = env.SESSIONS.get(id);
+    expect(await stub.stopFromParent({ parentId: parent.id, callId })).toEqual({ ok: true, value: null });
+    const created = await stub.createChild({
+      parentId: parent.id,
+      callId,
+      depth: 1,
+      goal: "too late",
+      options: {},
+      model: MODEL,
+      directoryId: env.DIRECTORY.idFromName("unused").toString(),
+      principal: "p",
+    });
+    expect(created).toMatchObject({ ok: false, error: { code: "conflict" } });
+    expectError(await api(`/v1/sessions/${id.toString()}`), 404, "not_found");
+    // Written objects answer only for their own spawn: a session that is not a child is not_found.
+    expect(
+      await env.SESSIONS.get(env.SESSIONS.idFromString(parent.id)).stopFromParent({ parentId: "x", callId }),
+    ).toMatchObject({
+      ok: false,
+      error: { code: "not_found" },
+    });
+  });
+});
+
 /** Until a run of the session fits `pred`. */
 async function waitForRun(id: string, pred: (run: any) => boolean) {
   for (let i = 0; i < 400; i++) {
