@@ -118,7 +118,7 @@ export async function spawnChild(
   });
   if (r && !r.ok) return { status: "error", response: { code: r.error.code, message: r.error.message } };
   if (r) rt.attachedChildren.add(call.callId);
-  return { status: "ok", response: { sessionId: port.childIdFor(call.callId) }, awaitChild: true };
+  return { status: "ok", response: { sessionId: r?.value.sessionId ?? null }, awaitChild: true };
 }
 
 /**
