@@ -1,4 +1,5 @@
 import { ApiError, type Result } from "../contract";
+import { sessionNamespace } from "../session/namespace";
 
 /**
  * Creates a session so that it is never unreachable (CONTRACT §2): the id is registered in
@@ -19,4 +20,14 @@ export async function createRegistered<T>(steps: {
     throw new ApiError(result.error.code, result.error.message);
   }
   return result.value;
+}
+
+/**
+ * A new session id (docs/API.md#sessions): in a jurisdiction, minted by that jurisdiction's
+ * subnamespace (`sessionNamespace`, which also decides what local workerd does), so the id
+ * itself carries it and every later request reaches the object from the id alone.
+ */
+export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+  const namespace = sessionNamespace(env, jurisdiction);
+  return { namespace, id: namespace.newUniqueId() };
 }

@@ -1,17 +1,17 @@
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, mergeModel, type Result, unwrap } from "../contract";
+import { ApiError, type Result, unwrap } from "../contract";
 import {
   describeProviders,
   type ModelConfig,
+  mergeModel,
   type ProviderName,
   resolveDefaultModel,
   resolveProviders,
 } from "../model";
 import type { Session } from "../projections";
-import { sessionNamespace } from "../session/namespace";
 import { BUILTIN_TOOLS, validateApprovalRules } from "../tools";
 import { readJson } from "./body";
-import { createRegistered } from "./create-session";
+import { createRegistered, mintSessionId } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
@@ -26,16 +26,6 @@ function requireThreshold(model: ModelConfig): void {
   const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
   if (threshold < MIN_THRESHOLD)
     throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
-}
-
-/**
- * A new session id (docs/API.md#sessions): in a jurisdiction, minted by that jurisdiction's subnamespace
- * (`sessionNamespace`, which also decides what local workerd does), so the id itself carries it
- * and every later request reaches the object from the id alone.
- */
-export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
-  const namespace = sessionNamespace(env, jurisdiction);
-  return { namespace, id: namespace.newUniqueId() };
 }
 
 /** Sessions as a collection and one session's own record; the configured providers. */

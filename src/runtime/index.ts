@@ -1,5 +1,17 @@
 /** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
 
+export { applyWorkEvents, catchUpWork, nextTriggerDue } from "../features/work/cache";
+export {
+  createTrigger,
+  deleteTrigger,
+  fireDueTriggers,
+  queuedRunReady,
+  runsOf,
+  startQueuedRun,
+  triggerExists,
+  triggersOf,
+} from "../features/work/commands";
+export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
 export * from "./close-drafts";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
@@ -17,18 +29,7 @@ export {
   retryAt,
   sliceBackoff,
 } from "./retry";
-export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "./schedule";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
-export {
-  createTrigger,
-  deleteTrigger,
-  fireDueTriggers,
-  queuedRunReady,
-  runsOf,
-  startQueuedRun,
-  triggerExists,
-  triggersOf,
-} from "./triggers";
 export {
   beginWaitDraft,
   budgetWaitDraft,
@@ -39,4 +40,3 @@ export {
   waitHeadOf,
 } from "./wait-drafts";
 export { RUN_ID, turnOfRun } from "./waits";
-export { applyWorkEvents, catchUpWork, nextTriggerDue } from "./work-store";

@@ -1,8 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import { ApiError, asResult, errorBody, type Result } from "../contract";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { barSpawn, spawnBarred } from "../features/children/port";
+import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
-import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import {
   createTrigger,
@@ -17,10 +21,6 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
-import type { ChildReport, ChildSpawn } from "../runtime/children";
-import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
-import { barSpawn, spawnBarred } from "./children-port";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
@@ -44,9 +44,6 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
-    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
-    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {

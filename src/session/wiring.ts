@@ -3,14 +3,16 @@
  * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
  * trigger due) and the ports the runtime reaches out through.
  */
+
+import { FEATURES, featuresDue } from "../features";
+import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
+import { nextAlarm, SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
-import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -33,9 +35,9 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
-  catchUpWork(sql, store, transactionSync);
+  for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
   const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, nextTriggerDue(sql));
+    const at = nextAlarm(loop, featuresDue(sql));
     return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
   };
   // The port derives children in this session's jurisdiction, read from its seq 1 when it spawns.
@@ -51,7 +53,6 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     transactionSync,
     setAlarm: (at) => arm(at),
     deleteAlarm: () => arm(null),
-    onAppend: (events) => applyWorkEvents(sql, events),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
