@@ -298,9 +298,13 @@ export class SessionRuntime implements RuntimeCtx {
     return this.session();
   }
 
-  /** A child's report: the call's response once per callId, then the parent goes on. */
+  /**
+   * A child's report: the call's response once per callId, then the parent goes on. Always
+   * armed, like a resume: a slice still alive found the wait and is ending (its deleteAlarm may
+   * already be done), so a skipped kick would leave the parent with no alarm.
+   */
   async childReport(report: ChildReport): Promise<{ acked: true }> {
-    if (receiveChildReport(this, report)) await this.#kick();
+    if (receiveChildReport(this, report)) await this.deps.setAlarm(this.now());
     await this.failpoint("F14");
     return { acked: true };
   }

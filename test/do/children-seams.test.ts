@@ -89,6 +89,42 @@ describe("a spawn whose create throws", () => {
   });
 });
 
+describe("a report that lands while the slice that found the wait is ending", () => {
+  it("leaves the parent an alarm: the slice's last deleteAlarm is followed by the report's own", async () => {
+    const { port } = fakePort();
+    const alarms: string[] = [];
+    let duringDelete: (() => void) | null = null;
+    await withSession(
+      {
+        provider: spawnsThenAnswer(),
+        model: MODEL,
+        children: port,
+        directoryId: "dir",
+        setAlarm: () => alarms.push("set"),
+        deleteAlarm: () => {
+          alarms.push("delete");
+          const report = duringDelete;
+          duringDelete = null;
+          report?.();
+        },
+      },
+      async ({ runtime, events }) => {
+        duringDelete = () => {
+          const [callId] = callsOf(events(), "spawn_session");
+          const report = { callId: callId!, childId: `child-of-${callId}`, status: "completed" as const, result: "7" };
+          void runtime.childReport(report);
+        };
+        await runtime.postMessage({ text: "delegate", source: "http" });
+        await runtime.alarm();
+        const [callId] = callsOf(events(), "spawn_session");
+        expect(responsesTo(events(), callId!)).toEqual([expect.objectContaining({ status: "ok" })]);
+        // The report came during the slice's final deleteAlarm; an alarm must follow it.
+        expect(alarms.lastIndexOf("set")).toBeGreaterThan(alarms.lastIndexOf("delete"));
+      },
+    );
+  });
+});
+
 describe("at most 32 children that have not reported", () => {
   it("a 33rd spawn answers too_many_children (dispatched, nothing created); the 32 others wait", async () => {
     const N = 34;
