@@ -16,6 +16,8 @@ declare namespace Cloudflare {
     MODEL_CONTEXT_WINDOW?: string;
     MODEL_MAX_OUTPUT_TOKENS?: string;
     HTTP_TOOL_ALLOWED_HOSTS?: string;
+    /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
+    HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;
     RATE_LIMIT_PER_MINUTE?: string;
     /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */

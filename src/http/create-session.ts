@@ -1,5 +1,6 @@
 import { ApiError, type Result } from "../contract";
 import { sessionNamespace } from "../session/namespace";
+import type { Jurisdiction } from "./schemas";
 
 /**
  * Creates a session so that it is never unreachable (CONTRACT §2): the id is registered in
@@ -27,7 +28,7 @@ export async function createRegistered<T>(steps: {
  * subnamespace (`sessionNamespace`, which also decides what local workerd does), so the id
  * itself carries it and every later request reaches the object from the id alone.
  */
-export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+export function mintSessionId(env: Env, jurisdiction: Jurisdiction | undefined) {
   const namespace = sessionNamespace(env, jurisdiction);
   return { namespace, id: namespace.newUniqueId() };
 }
