@@ -45,6 +45,7 @@ export {
   deriveStatus,
   type OpenTurn,
   type PendingApproval,
+  type RecordedToolset,
   type RecoveryNotice,
   reduceSummary,
   type Session,

@@ -8,6 +8,7 @@ import type { SessionOptions } from "../../src/projections";
 import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
+import type { McpHub } from "../../src/tools/mcp";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
 export function requestChars(r: Pick<ModelRequest, "messages" | "tools">): number {
@@ -128,6 +129,8 @@ export async function withSession<T>(
     /** Other session objects (sub-sessions), and the owner directory the session records for them. */
     children?: ChildrenPort;
     directoryId?: string;
+    /** MCP servers for this session (a fresh hub per runtime, as after a restart). */
+    mcp?: () => McpHub;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -157,6 +160,7 @@ export async function withSession<T>(
         onCommit: () => {},
         onDelta: (f) => deltas.push(f),
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
+        ...(opts.mcp ? { mcp: opts.mcp() } : {}),
         ...(opts.now ? { now: opts.now } : {}),
         ...(opts.children ? { children: opts.children } : {}),
       });
