@@ -33,6 +33,7 @@ export {
   type ModelAttempt,
   modelAttemptOf,
   type NextStep,
+  type PendingCompaction,
   planCall,
   projectRunState,
   type RecordedRequest,

@@ -3,7 +3,7 @@ import type { Event } from "../log";
 
 export type { TranscriptItem } from "../contract/transcript";
 
-import type { TranscriptItem } from "../contract/transcript";
+import { recoveryListsOf, type TranscriptItem } from "../contract/transcript";
 
 /**
  * The UI projection (CONTRACT §2 transcript): messages, thinking, tool calls with their
@@ -73,8 +73,8 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
       a.stateDelta?.session as { forkedFrom?: Omit<Extract<TranscriptItem, { kind: "fork" }>, "kind" | "seq"> }
     )?.forkedFrom;
     if (forkedFrom) items.push({ kind: "fork", seq: e.seq, ...forkedFrom });
-    const notice = a.stateDelta?.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
-    if (notice) items.push({ kind: "recovery", seq: e.seq, rerun: notice.rerun, needsReview: notice.needsReview });
+    const notice = recoveryListsOf(e);
+    if (notice) items.push({ kind: "recovery", seq: e.seq, ...notice });
     if (a.turnClose) items.push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
   }
   return items;

@@ -5,6 +5,7 @@
  * only what changed. Pure: no DOM, no clock; tested in Node.
  */
 import type { Event, TranscriptItem } from "../../src/client";
+import { describeRecovery, recoveryListsOf } from "../../src/contract/transcript";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -175,15 +176,10 @@ export class SessionFold {
         seq: e.seq,
       });
     }
-    const notice = delta.recoveryNotice as { rerun: string[]; needsReview: string[] } | undefined;
+    const notice = recoveryListsOf(e);
     if (notice) {
-      push({ kind: "recovery", seq: e.seq, rerun: notice.rerun, needsReview: notice.needsReview });
-      this.marks.push({
-        kind: "recovery",
-        at: t,
-        label: `recovery: ${notice.rerun.length} re-run, ${notice.needsReview.length} need review`,
-        seq: e.seq,
-      });
+      push({ kind: "recovery", seq: e.seq, ...notice });
+      this.marks.push({ kind: "recovery", at: t, label: describeRecovery(notice), seq: e.seq });
     }
     const started = delta.runStarted as { cause?: string } | undefined;
     if (started?.cause === "recovery")

@@ -21,6 +21,7 @@ import {
 } from "../../src/client";
 import { argsDigest } from "../../src/contract/digest";
 import { eventKind } from "../../src/contract/kinds";
+import { describeRecovery } from "../../src/contract/transcript";
 import { applyDelta, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
@@ -482,11 +483,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
           ? html`<p>Needs review (the side effect may or may not have happened):</p><ul>${n.needsReview.map(call)}</ul>`
           : nothing
       }
-      ${
-        (n as { reissued?: string[] }).reissued?.length
-          ? html`<p>${(n as { reissued: string[] }).reissued.length} model call(s) were issued again.</p>`
-          : nothing
-      }
+      <p class="recovery-summary">${describeRecovery(n)}</p>
       <button type="button" class="dismiss" @click=${() => void dismiss(n.atSeq)}>Dismiss</button>
     </section>`;
   }
@@ -610,7 +607,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
         </li>`;
       case "recovery":
         return html`<li class="item recovery" data-seq=${item.seq}>
-          Recovered after a restart: ${item.rerun.length} call(s) re-run, ${item.needsReview.length} need review.
+          ${describeRecovery(item)}
         </li>`;
       case "turn":
         return html`<li class="item turn" data-seq=${item.seq} data-reason=${item.reason}>turn ${item.reason}</li>`;
