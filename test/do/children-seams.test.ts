@@ -51,8 +51,9 @@ const responsesTo = (events: Event[], callId: string) =>
 describe("a spawn whose create throws", () => {
   it("is no tool error: the call stays dispatched, a later slice creates the child, its report is appended once", async () => {
     const { port, seen } = fakePort({ spawnFailures: 2 });
+    let clock = Date.now();
     await withSession(
-      { provider: spawnsThenAnswer(), model: MODEL, children: port, directoryId: "dir" },
+      { provider: spawnsThenAnswer(), model: MODEL, children: port, directoryId: "dir", now: () => clock },
       async ({ runtime, events }) => {
         await runtime.postMessage({ text: "delegate", source: "http" });
         await runtime.alarm();
@@ -63,9 +64,12 @@ describe("a spawn whose create throws", () => {
         expect(seen.spawns).toHaveLength(2);
         expect(runtime.session()).toMatchObject({ status: "waiting", wait: { kind: "child" } });
 
-        // The next slice sends the idempotent create again; once attached, it is not sent again.
+        // The next slice (due after the outbox delay) sends the idempotent create again; once
+        // attached, it is not sent again.
+        clock += 60_000;
         await runtime.alarm();
         expect(seen.spawns).toHaveLength(3);
+        clock += 60_000;
         await runtime.alarm();
         expect(seen.spawns).toHaveLength(3);
         expect(seen.spawns.every((s) => s.callId === callId && s.goal === "count the stars")).toBe(true);
@@ -176,8 +180,9 @@ describe("a failed turn answers its spawn and stops its child", () => {
         const [callId] = callsOf(events(), "spawn_session");
         expect(runtime.session().status).toBe("waiting");
 
-        // Five slices died at this head: the next one closes the turn.
+        // A message moves the parked turn; five slices died at this head: the next one closes it.
         answerStops({ ok: false, error: { code: "not_found", message: "session not found" } });
+        await runtime.postMessage({ text: "and hurry", source: "http" });
         const head = runtime.summary!.highWater;
         for (let i = 0; i < runtime.policy.poisonSlices; i++) recordSliceStart(state.storage.sql, head);
         await runtime.alarm();
