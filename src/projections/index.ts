@@ -58,7 +58,7 @@ export {
   toSession,
   withArgsDigest,
 } from "./summary";
-export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";
+export { buildTranscript, pageTranscript, TranscriptFold, type TranscriptItem } from "./transcript";
 export {
   budgetWaitId,
   DEFAULT_MAX_MODEL_CALLS,
