@@ -80,15 +80,41 @@ function parseJson<T>(schema: z.ZodType<T>, text: string | null): T | null {
   }
 }
 
-/** The cached summary if it parses and matches the head, else the fold of the whole log (then cached). */
+const SnapshotRow = SummaryRow.extend({ options: z.record(z.string(), z.unknown()) });
+
+/** The summary is also kept at every multiple of this seq (`summary_at`), so a lost cache folds a bounded suffix. */
+export const SUMMARY_SNAPSHOT_EVERY = 1000;
+
+/**
+ * The cached summary if it parses and matches the head. Otherwise the fold resumes from the
+ * newest position the log still agrees with (the cache row, else the `summary_at` snapshot:
+ * the digest at its seq must be the one it folded), reading only the events after it; with
+ * neither, from the start of the log (docs/design.md#summary). The result is cached.
+ */
 export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | null {
   const row = parseJson(SummaryRow, readMeta(sql, "summary"));
   const options = parseJson(OptionsRow, readMeta(sql, "options"));
   const head = store.head();
-  if (row && options && row.summary.highWater === head.highWater && row.summary.headDigest === head.headDigest)
-    return { ...(row.summary as Omit<SessionSummary, "options">), options: options.options } as SessionSummary;
+  const cached =
+    row && options
+      ? ({ ...(row.summary as Omit<SessionSummary, "options">), options: options.options } as SessionSummary)
+      : null;
+  if (cached && cached.highWater === head.highWater && cached.headDigest === head.headDigest) return cached;
+  const snapshot = parseJson(SnapshotRow, readMeta(sql, "summary_at"));
+  const candidates = [
+    cached,
+    snapshot
+      ? ({ ...(snapshot.summary as Omit<SessionSummary, "options">), options: snapshot.options } as SessionSummary)
+      : null,
+  ];
   let s: SessionSummary | null = null;
-  for (let after = 0; ; ) {
+  for (const c of candidates) {
+    if (c && c.highWater <= head.highWater && store.digestAt(c.highWater) === c.headDigest) {
+      s = c;
+      break;
+    }
+  }
+  for (let after = s?.highWater ?? 0; ; ) {
     const page = store.readAfter(after, 1000);
     if (page.length === 0) break;
     for (const e of page) s = reduceSummary(s, e);
@@ -98,11 +124,17 @@ export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | n
   return s;
 }
 
-/** Writes the summary cache; the options (up to 64 KiB of system prompt) only when they change. */
+/**
+ * Writes the summary cache; the options (up to 64 KiB of system prompt) only when they change;
+ * and the snapshot with the options each time the head passes a multiple of `SUMMARY_SNAPSHOT_EVERY`.
+ */
 export function writeSummary(sql: SqlLike, s: SessionSummary, previous: SessionSummary | null) {
   const { options, ...rest } = s;
   writeMeta(sql, "summary", { v: SUMMARY_VERSION, summary: rest });
   if (options !== previous?.options) writeMeta(sql, "options", { v: SUMMARY_VERSION, options });
+  const step = (seq: number) => Math.floor(seq / SUMMARY_SNAPSHOT_EVERY);
+  if (!previous || step(s.highWater) !== step(previous.highWater))
+    writeMeta(sql, "summary_at", { v: SUMMARY_VERSION, summary: rest, options });
 }
 
 /** CONTRACT §7.13: the head seq the latest slice started from and how many slices started there. */
