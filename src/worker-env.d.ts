@@ -16,6 +16,10 @@ declare namespace Cloudflare {
     MODEL_CONTEXT_WINDOW?: string;
     MODEL_MAX_OUTPUT_TOKENS?: string;
     HTTP_TOOL_ALLOWED_HOSTS?: string;
+    /** JSON array of MCP servers (docs/API.md#mcp-servers). */
+    MCP_SERVERS?: string;
+    /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
+    HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;
     RATE_LIMIT_PER_MINUTE?: string;
     /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */
@@ -24,8 +28,6 @@ declare namespace Cloudflare {
     HW_TEST_MODE?: string;
     /** Test only: local workerd has no jurisdictions; record one on an ordinary object instead of refusing. */
     HW_SIMULATE_JURISDICTIONS?: string;
-    /** Bench only: put the per-principal directory check back on every session request (bench/ownership.mjs). */
-    HW_BENCH_DIRECTORY_LOOKUP?: string;
     /** Test-only: ms between the demo model's streamed chunks (default 15). */
     HW_DEMO_CHUNK_DELAY_MS?: string;
   }

@@ -3,9 +3,11 @@
  * passed in, so each is table-tested in Node with hand-written logs.
  */
 import { requestDigest as viewRequestDigest } from "../context/request-digest";
-import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
+import { argsDigest } from "../contract/digest";
+import { type EventDraft, type ResponseStatus, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
+import { idempotencyKeyFor } from "../tools/keys";
 import type { AttemptFailure } from "./retry";
 
 export type Base = { turnId: string; runId: string };
@@ -72,6 +74,14 @@ export function dispatchDraft(
   );
 }
 
+/**
+ * The idempotency key a call runs with: the one its dispatch recorded (a re-run sends it again,
+ * whatever format an older log used), else the key of docs/API.md#tools.
+ */
+export function callIdempotencyKey(call: Pick<CallState, "callId" | "dispatch">, sessionId: string): string {
+  return call.dispatch?.idempotencyKey ?? idempotencyKeyFor(sessionId, call.callId);
+}
+
 /** Unknown tool or bad arguments: a read dispatch (unless there is one) and an error the model reads. */
 export function invalidCallDrafts(
   call: CallState,
@@ -86,15 +96,30 @@ export function invalidCallDrafts(
   ];
 }
 
+/** A call to a tool of an MCP server the turn's toolset left out: `tool_unavailable` (docs/API.md#mcp-servers). */
+export function unavailableCallDrafts(
+  call: CallState,
+  base: Base,
+  idempotencyKey: string,
+  server: string,
+): EventDraft[] {
+  const ids = { ...base, invocationId: call.invocationId };
+  return [
+    ...(call.dispatch ? [] : [dispatchDraft(call, base, "write", idempotencyKey)]),
+    responseDraft(call, ids, "error", {
+      code: "tool_unavailable",
+      message: `MCP server ${server} could not be listed for this turn`,
+    }),
+  ];
+}
+
 /**
  * CONTRACT §7.17: the digest a human decision is bound to, over the args exactly as in the
  * `functionCall` event (before schema defaults); for args kept as a `$blob`, over its bytes,
  * which is the blob's own sha256.
  */
 export function argsDigestOf(args: unknown): string {
-  const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
-  if (blob && typeof blob.sha256 === "string") return blob.sha256;
-  return sha256Hex(canonical(args ?? null));
+  return argsDigest(args, sha256Hex);
 }
 
 /** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */

@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import { ApiError, asResult, errorBody, type Result } from "../contract";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
-import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import {
   createTrigger,
@@ -17,14 +20,12 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
-import type { ChildReport, ChildSpawn } from "../runtime/children";
-import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { readClientFrame } from "./frames";
-import { type Caller, ownerHash, RateWindow } from "./ownership";
+import { type Caller, ownerHash } from "./ownership";
+import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
-import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketValid } from "./tickets";
+import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
 import { isWritten, openSession } from "./wiring";
 
 export type { Parsed } from "./reads";
@@ -37,15 +38,11 @@ export type { Parsed } from "./reads";
 export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
-  readonly #rate = new RateWindow();
   /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
   #arm: (loop: number | null) => Promise<void> = async () => {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
-    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
-    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -77,8 +74,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * The one gate of every call from the Worker (CONTRACT §7.26): a session that exists and is
-   * the caller's, else the same 404 whether it was never written or is someone else's; then
-   * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
+   * the caller's, else the same 404 whether it was never written or is someone else's.
+   * Nothing is written either way.
    */
   #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
     // Storage written since this instance started (another path wrote seq 1): open it now.
@@ -87,8 +84,6 @@ export class SessionObject extends DurableObject<Env> {
     const owner = runtime?.summary?.owner;
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
       throw new ApiError("not_found", "session not found");
-    if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
-      throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
     return { runtime, store: this.#store };
   }
 
@@ -163,6 +158,15 @@ export class SessionObject extends DurableObject<Env> {
           throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
       }
       return runtime.patch({ title: input.title, model, maxModelCallsPerTurn: input.maxModelCallsPerTurn });
+    });
+  }
+
+  /** The open turn a chat stream follows (docs/API.md#chat-ai-sdk-ui-message-stream), with the session. */
+  chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      const open = runtime.summary?.openTurn;
+      return { session: runtime.session(), turn: open ? { turnId: open.turnId, startSeq: open.startSeq } : null };
     });
   }
 
@@ -270,7 +274,7 @@ export class SessionObject extends DurableObject<Env> {
     const after = Number(url.searchParams.get("after") ?? "0");
     let admitted: { runtime: SessionRuntime; store: EventStore };
     try {
-      admitted = this.#admit({ principal, ...(rate > 0 ? { ratePerMinute: rate } : {}) });
+      admitted = this.#admit({ principal });
     } catch (err) {
       if (err instanceof ApiError) return errorResponse(err.code, err.message);
       throw err;
@@ -282,7 +286,7 @@ export class SessionObject extends DurableObject<Env> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = { principal, cursor: after };
+    const attachment: SocketAttachment = { principal, cursor: after, ...(rate > 0 ? { ratePerMinute: rate } : {}) };
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
     // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
@@ -301,10 +305,20 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const send = (frame: unknown) => ws.send(JSON.stringify(frame));
     const read = readClientFrame(message);
+    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    // A frame, malformed or not, is a request like any other: it counts against the principal's
+    // rate (docs/API.md#authentication-and-errors), and past it is refused and changes nothing.
+    const rate = attachment?.ratePerMinute;
+    if (rate && !(await admitRate(this.env, attachment.principal, rate)))
+      return send({
+        type: "error",
+        ...(read.ok && read.id !== undefined ? { id: read.id } : {}),
+        ...errorBody("rate_limited", `over ${rate} requests per minute`),
+      });
     if (!read.ok) return send(read.error);
     const { id, frame } = read;
     // The socket was admitted for its principal when it connected; each frame is admitted again.
-    const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
+    const caller: Caller = { principal: attachment?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
       result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
@@ -367,9 +381,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
-  hasTicket(ticket: string, principal: string): boolean {
-    return this.#runtime?.exists() === true && ticketValid(this.ctx.storage.sql, ticket, principal);
+  /** Whose a valid WebSocket ticket is (the Worker cannot tell: tickets are opaque); null if none. Writes nothing. */
+  ticketHolder(ticket: string): string | null {
+    return this.#runtime?.exists() === true ? ticketHolder(this.ctx.storage.sql, ticket) : null;
   }
 
   // ---- waits (CONTRACT §6) ---------------------------------------------------------------
@@ -532,5 +546,8 @@ export class SessionObject extends DurableObject<Env> {
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
   return Response.json(errorBody(code, message), { status: new ApiError(code, message).status });
 }
+
+/** A session and its open turn, if any: where a chat stream starts. */
+export type ChatTurn = { session: Session; turn: { turnId: string; startSeq: number } | null };
 
 type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };

@@ -3,14 +3,18 @@
  * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
  * trigger due) and the ports the runtime reaches out through.
  */
+
+import { FEATURES, featuresDue } from "../features";
+import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
+import { nextAlarm, SessionRuntime } from "../runtime";
+import { failpoint, failpointArmed } from "../runtime/failpoints";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
-import { makeChildrenPort } from "./children-port";
+import { mcpHubFor } from "../tools/mcp";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -33,9 +37,9 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
-  catchUpWork(sql, store, transactionSync);
+  for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
   const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, nextTriggerDue(sql));
+    const at = nextAlarm(loop, featuresDue(sql));
     return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
   };
   const runtime = new SessionRuntime({
@@ -45,10 +49,10 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     transactionSync,
     setAlarm: (at) => arm(at),
     deleteAlarm: () => arm(null),
-    onAppend: (events) => applyWorkEvents(sql, events),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
+    env: env as unknown as Record<string, unknown>,
     config: {
       httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
       offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,
@@ -59,8 +63,22 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children: makeChildrenPort(env, sessionId, hooks.principal),
+    mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
   return { runtime, store, arm };
+}
+
+/** Fetch for MCP servers; with the F5 failpoint armed, a `tools/call` stops the object once it has left. */
+function mcpFetch(env: Env): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const pending = fetch(input, init);
+    if (failpointArmed(env, "F5") && typeof init?.body === "string" && init.body.includes('"method":"tools/call"')) {
+      // Give the request time to reach the server, then stop here (crash tests).
+      await new Promise((r) => setTimeout(r, 300));
+      await failpoint(env, "F5");
+    }
+    return pending;
+  }) as typeof fetch;
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { FEATURES } from "../features";
+import { setSpawnableTools } from "../features/children/tool";
 import {
   deleteFileTool,
   editFileTool,
@@ -9,8 +11,6 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
-import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
-import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 
@@ -30,33 +30,57 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
-      readRecordTool,
-      writeRecordTool,
-      appendRecordEntryTool,
-      spawnSessionTool,
+      ...FEATURES.flatMap((f) => f.tools ?? []),
     ].map((t) => [t.name, t]),
   ),
 );
 
-setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
+let STATIC_TOOLS: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS;
+
+/** The tools every session of this deployment has: the built-ins and the deployment's own (`createHighwater({ tools })`). */
+export function staticTools(): Readonly<Record<string, AnyTool>> {
+  return STATIC_TOOLS;
+}
+
+/**
+ * The registry of built-ins plus `custom`, checked: each name once, none a built-in's.
+ * Throws naming the first problem.
+ */
+export function buildStaticTools(custom: readonly AnyTool[]): Readonly<Record<string, AnyTool>> {
+  const out: Record<string, AnyTool> = { ...BUILTIN_TOOLS };
+  for (const [i, tool] of custom.entries()) {
+    if (tool?.source !== "custom") throw new TypeError(`tools[${i}]: not a tool made by defineTool`);
+    if (Object.hasOwn(BUILTIN_TOOLS, tool.name))
+      throw new TypeError(`tools[${i}]: "${tool.name}" is the name of a built-in tool`);
+    if (Object.hasOwn(out, tool.name)) throw new TypeError(`tools[${i}]: "${tool.name}" is defined twice`);
+    out[tool.name] = tool;
+  }
+  return Object.freeze(out);
+}
+
+/** Makes `registry` the static tools of this isolate (one deployment per isolate). */
+export function installStaticTools(registry: Readonly<Record<string, AnyTool>>): void {
+  STATIC_TOOLS = registry;
+}
+
+setSpawnableTools(() => Object.keys(STATIC_TOOLS));
 
 /** The tool with this name, or undefined. */
-export function getTool(
-  name: string,
-  registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS,
-): AnyTool | undefined {
+export function getTool(name: string, registry: Readonly<Record<string, AnyTool>> = STATIC_TOOLS): AnyTool | undefined {
   return Object.hasOwn(registry, name) ? registry[name] : undefined;
 }
 
 /** The tools a session enables: all of `registry` when `names` is undefined, else those named (unknown names skipped), in registry order. */
-export function enabledTools(names?: string[], registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS): AnyTool[] {
+export function enabledTools(names?: string[], registry: Readonly<Record<string, AnyTool>> = STATIC_TOOLS): AnyTool[] {
   const all = Object.values(registry);
   if (names === undefined) return all;
   const wanted = new Set(names);
   return all.filter((t) => wanted.has(t.name));
 }
 
-export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+export type { ToolSpec } from "../contract/model";
+
+import type { ToolSpec } from "../contract/model";
 
 const specCache = new WeakMap<AnyTool, ToolSpec>();
 
@@ -70,7 +94,9 @@ export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
     let spec = specCache.get(tool);
     if (!spec) {
       // JSON round trip: drop zod's non-enumerable extras and leave only plain data.
-      const schema = JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>;
+      const schema =
+        tool.parameters ??
+        (JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>);
       delete schema.$schema;
       spec = { name: tool.name, description: tool.description, parameters: schema };
       specCache.set(tool, spec);

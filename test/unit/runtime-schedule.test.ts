@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cronProblem, nextAlarm, nextDue } from "../../src/runtime/schedule";
+import { cronProblem, nextAlarm, nextDue } from "../../src/features/work/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 
@@ -32,6 +32,12 @@ describe("cronProblem", () => {
   });
   it.each(["* * * *", "* * * * * *", "61 * * * *", "* 24 * * *", "a b c d e", ""])("refuses %j", (p) => {
     expect(cronProblem(p)).toMatch(/^cron: /);
+  });
+  it.each(["0 0 31 2 *", "0 0 30 2 *", "0 0 31 6 *"])("refuses %j, which matches no date", (p) => {
+    expect(cronProblem(p, Date.UTC(2026, 11, 1))).toMatch(/^cron: .*never fire/);
+  });
+  it("accepts a leap day, which is years away at most", () => {
+    expect(cronProblem("0 0 29 2 *", Date.UTC(2026, 11, 1))).toBeNull();
   });
 });
 

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { toolError } from "../../tools/builtin/text";
+import type { ToolDefinition } from "../../tools/types";
+
+/** CONTRACT §2: a goal is a message, so it follows the message limit. */
+const MAX_GOAL_CHARS = 262_144;
+
+/** The built-in tool names, given by the registry (which holds this tool, so it cannot be imported here). */
+let knownTools: () => readonly string[] = () => [];
+export function setSpawnableTools(names: () => readonly string[]): void {
+  knownTools = names;
+}
+
+const SpawnSessionInput = z.strictObject({
+  goal: z
+    .string()
+    .min(1)
+    .max(MAX_GOAL_CHARS)
+    .refine((g) => g.trim().length > 0, "goal: must not be blank")
+    .describe("The task for the sub-session: its first message."),
+  tools: z
+    .array(z.string().max(64))
+    .max(64)
+    .refine((names) => names.every((n) => knownTools().includes(n)), "tools: unknown tool name")
+    .optional()
+    .describe("Built-in tools the sub-session may use (default: the same as this session)."),
+});
+export type SpawnSessionArgs = z.infer<typeof SpawnSessionInput>;
+
+/**
+ * `spawn_session` (CONTRACT §6, §7.31): creates a child session for the goal and waits for it.
+ * Its response is not this run's outcome but the child's report when its turn closes, appended
+ * by the parent once per call; the run only creates (or re-attaches to) the child.
+ */
+export const spawnSessionTool: ToolDefinition<SpawnSessionArgs> = {
+  name: "spawn_session",
+  description:
+    "Start a sub-session that works on `goal` on its own (its own log, context and workspace) and wait for it. The response is { sessionId, status, result }: how its turn closed and its last answer.",
+  input: SpawnSessionInput,
+  effect: () => "idempotent",
+  async run(args, ctx) {
+    if (!ctx.spawnChild) return toolError("unavailable", "sub-sessions are not available here");
+    return ctx.spawnChild(args);
+  },
+};

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { unwrap } from "../../contract";
+import { readJson } from "../../http/body";
+import { createRegistered, mintSessionId } from "../../http/create-session";
+import { resource } from "../../http/routing";
+import { type Jurisdiction, parseInput } from "../../http/schemas";
+import { callerOf, directoryOf, type EdgeApp } from "../../http/types";
+import type { Session } from "../../projections";
+import type { ForkSource } from "./commands";
+
+/** CONTRACT §7.30: only `throughSeq`; its range (1..highWater) is the parent's to check. */
+export const ForkBody = z.strictObject({ throughSeq: z.number().int() });
+
+/**
+ * Fork (CONTRACT §6): the parent reads its state as of `throughSeq`, then a new session is
+ * registered and written from it, like any creation (`createRegistered`), in the parent's
+ * jurisdiction.
+ */
+export function forkRoutes(app: EdgeApp): void {
+  resource(app, "/v1/sessions/:id/fork", {
+    POST: async (c) => {
+      const body = parseInput(ForkBody, await readJson(c, undefined));
+      const source = unwrap(await c.get("session").forkSource(callerOf(c), body.throughSeq)) as ForkSource;
+      // A fork stays in its parent's jurisdiction (CONTRACT §2): the body cannot ask for another.
+      const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as Jurisdiction | undefined);
+      const hint =
+        source.options.locationHint && !source.options.jurisdiction ? source.options.locationHint : undefined;
+      const stub = namespace.get(id, hint ? { locationHint: hint as DurableObjectLocationHint } : undefined);
+      const directory = directoryOf(c.env, c.get("principal"));
+      const session = await createRegistered<Session>({
+        register: () => directory.add(id.toString(), null, new Date().toISOString()),
+        create: () => stub.createFork(callerOf(c), { source }),
+        unregister: () => directory.remove(id.toString()),
+      });
+      return c.json(session, 201);
+    },
+  });
+}

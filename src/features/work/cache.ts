@@ -1,0 +1,132 @@
+/**
+ * The `triggers` and `runs` tables (migration 0003): caches of the log, kept by folding each
+ * committed event with the pure reducers of `./facts.ts` inside the commit's
+ * transaction, and rebuilt from the log when they are behind it.
+ */
+import { z } from "zod";
+import type { Event, EventStore } from "../../log";
+import { rows, run, type SqlLike } from "../../storage/sql";
+import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "./facts";
+import { nextDue } from "./schedule";
+
+const Schedule = z.union([
+  z.object({ everySeconds: z.number() }),
+  z.object({ cron: z.string() }),
+  z.object({ at: z.string() }),
+]);
+const TriggerBody = z.object({
+  name: z.string(),
+  text: z.string(),
+  schedule: Schedule,
+  anchor: z.number(),
+  nextAt: z.number().nullable(),
+});
+const RunBody = z.object({
+  runId: z.string(),
+  turnId: z.string().nullable(),
+  trigger: z.string().nullable(),
+  state: z.enum(["running", "waiting", "completed", "skipped"]),
+  outcome: z.enum(["completed", "stopped", "failed"]).nullable(),
+  startedAt: z.string(),
+  endedAt: z.string().nullable(),
+  count: z.number(),
+  text: z.string().nullable(),
+  seq: z.number(),
+});
+
+function parseRow<T>(schema: z.ZodType<T>, text: string | undefined): T | null {
+  if (text === undefined) return null;
+  const r = schema.safeParse(JSON.parse(text));
+  return r.success ? r.data : null;
+}
+
+type Body = { body: string };
+
+export function readTrigger(sql: SqlLike, name: string): TriggerRow | null {
+  return parseRow(TriggerBody, rows<Body>(sql)`SELECT body FROM triggers WHERE name = ${name}`[0]?.body);
+}
+
+export function listTriggers(sql: SqlLike): TriggerRow[] {
+  return rows<Body>(sql)`SELECT body FROM triggers ORDER BY name`.flatMap((r) => parseRow(TriggerBody, r.body) ?? []);
+}
+
+/** Triggers due at or before `now`. */
+export function dueTriggers(sql: SqlLike, now: number): TriggerRow[] {
+  return rows<Body>(sql)`SELECT body FROM triggers WHERE next_at IS NOT NULL AND next_at <= ${now}`.flatMap(
+    (r) => parseRow(TriggerBody, r.body) ?? [],
+  );
+}
+
+/** Epoch ms of the earliest firing still to come, or null. */
+export function nextTriggerDue(sql: SqlLike): number | null {
+  const r = rows<{ at: number | null }>(sql)`SELECT MIN(next_at) AS at FROM triggers WHERE next_at IS NOT NULL`[0];
+  return r?.at ?? null;
+}
+
+function readRun(sql: SqlLike, where: "run" | "turn", id: string): RunRow | null {
+  const found =
+    where === "run"
+      ? rows<Body>(sql)`SELECT body FROM runs WHERE run_id = ${id}`
+      : rows<Body>(sql)`SELECT body FROM runs WHERE turn_id = ${id}`;
+  return parseRow(RunBody, found[0]?.body);
+}
+
+/** The trigger's newest run. */
+export function lastRunOf(sql: SqlLike, trigger: string): RunRow | null {
+  const r = rows<Body>(sql)`SELECT body FROM runs WHERE trigger_name = ${trigger} ORDER BY seq DESC LIMIT 1`[0];
+  return parseRow(RunBody, r?.body);
+}
+
+/** Whether the trigger has a run that is running or queued. */
+export function hasUnfinishedRun(sql: SqlLike, trigger: string): boolean {
+  return (
+    rows(sql)`SELECT 1 FROM runs WHERE trigger_name = ${trigger} AND state IN ('running', 'waiting') LIMIT 1`.length > 0
+  );
+}
+
+/** The oldest run queued behind another turn, if any. */
+export function oldestQueuedRun(sql: SqlLike): RunRow | null {
+  const r = rows<Body>(sql)`SELECT body FROM runs WHERE state = 'waiting' AND turn_id IS NULL ORDER BY seq LIMIT 1`[0];
+  return parseRow(RunBody, r?.body);
+}
+
+/** Newest first, at most `limit`. */
+export function listRuns(sql: SqlLike, limit: number): RunRow[] {
+  return rows<Body>(sql)`SELECT body FROM runs ORDER BY seq DESC LIMIT ${limit}`.flatMap(
+    (r) => parseRow(RunBody, r.body) ?? [],
+  );
+}
+
+function writeRun(sql: SqlLike, r: RunRow) {
+  run(sql)`INSERT OR REPLACE INTO runs (run_id, turn_id, trigger_name, state, seq, body)
+    VALUES (${r.runId}, ${r.turnId}, ${r.trigger}, ${r.state}, ${r.seq}, ${JSON.stringify(r)})`;
+}
+
+/** Folds committed events into both tables; call inside the transaction that appended them. */
+export function applyWorkEvents(sql: SqlLike, events: Event[]): void {
+  for (const e of events) {
+    const r = reduceRun(e, { byRun: (id) => readRun(sql, "run", id), byTurn: (id) => readRun(sql, "turn", id) });
+    if (r) writeRun(sql, r);
+    const t = reduceTrigger(e, (name) => readTrigger(sql, name), nextDue);
+    if (t?.kind === "put")
+      run(sql)`INSERT OR REPLACE INTO triggers (name, next_at, body)
+        VALUES (${t.row.name}, ${t.row.nextAt}, ${JSON.stringify(t.row)})`;
+    if (t?.kind === "remove") run(sql)`DELETE FROM triggers WHERE name = ${t.name}`;
+  }
+  const last = events.at(-1);
+  if (last) run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES ('work_through', ${String(last.seq)})`;
+}
+
+/** Brings the tables up to the head (a log older than migration 0003, or a dropped cache). */
+export function catchUpWork(sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T): void {
+  const through = Number(
+    rows<{ value: string }>(sql)`SELECT value FROM meta WHERE key = 'work_through'`[0]?.value ?? 0,
+  );
+  if (store.head().highWater <= through) return;
+  for (let after = through; ; ) {
+    const page = store.readAfter(after, 1000);
+    if (page.length === 0) return;
+    transactionSync(() => applyWorkEvents(sql, page));
+    after = page.at(-1)!.seq;
+  }
+}

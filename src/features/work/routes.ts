@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
+import { readJson, readNoBody } from "../../http/body";
+import { resource } from "../../http/routing";
+import { parseInput } from "../../http/schemas";
+import { parsedBody } from "../../http/turns";
+import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
+// The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
+import { cronProblem, TRIGGER_NAME } from "./schedule";
+
+/** An inbox source (docs/API.md#work-beyond-one-turn). */
+const SOURCE = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "expected [A-Za-z0-9._-]{1,64}");
+
+/** A new trigger's name: never starting with a dot (docs/API.md#work-beyond-one-turn). */
+const TRIGGER = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9_-][A-Za-z0-9._-]{0,63} (no leading dot)");
+
+export const InboxMessage = z.strictObject({
+  source: SOURCE,
+  text: MessageText,
+  correlationId: IdempotencyKey.optional(),
+});
+
+/** Ten years: an interval longer than that is a mistake, not a schedule. */
+const MAX_EVERY_SECONDS = 10 * 365 * 24 * 3600;
+
+export const TriggerSchedule = z.union([
+  z.strictObject({ everySeconds: z.number().int().min(1).max(MAX_EVERY_SECONDS) }),
+  z.strictObject({
+    cron: z
+      .string()
+      .max(200)
+      .superRefine((s, ctx) => {
+        const problem = cronProblem(s);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+  }),
+  // ISO-8601 in UTC (`Z`), as CONTRACT §7.32 says; offsets are refused.
+  z.strictObject({ at: z.iso.datetime({ offset: false }) }),
+]);
+
+export const CreateTrigger = z.strictObject({ name: TRIGGER, text: MessageText, schedule: TriggerSchedule });
+
+/** 413 for a text is decided from the raw value, before the schema (CONTRACT §2). */
+function checkText(raw: unknown) {
+  const text = (raw as { text?: unknown } | null | undefined)?.text;
+  if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
+    throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
+}
+
+async function bodyOf<T extends z.ZodType>(c: EdgeContext, schema: T): Promise<z.infer<T>> {
+  const raw = await readJson(c, undefined);
+  checkText(raw);
+  return parseInput(schema, raw);
+}
+
+/** 204 once the trigger fires no more; one RPC, in which the object looks it up before a bad body (§7.1). */
+async function removeTrigger(c: EdgeContext, name: string): Promise<Response> {
+  const body = await parsedBody(() => readNoBody(c));
+  unwrap(await c.get("session").deleteTrigger(callerOf(c), name, body));
+  return c.body(null, 204);
+}
+
+/** Work beyond one turn (CONTRACT §6): the inbox, triggers and the runs they start. */
+export function workRoutes(app: EdgeApp): void {
+  resource(app, "/v1/sessions/:id/inbox", {
+    POST: async (c) => {
+      const body = await bodyOf(c, InboxMessage);
+      return c.json(unwrap(await c.get("session").postInbox(callerOf(c), body)), 202);
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/triggers", {
+    GET: async (c) => c.json(unwrap(await c.get("session").listTriggers(callerOf(c)))),
+    POST: async (c) => {
+      const body = await bodyOf(c, CreateTrigger);
+      if ("at" in body.schedule && Date.parse(body.schedule.at) <= Date.now())
+        throw new ApiError("bad_request", "schedule.at: is in the past");
+      return c.json(unwrap(await c.get("session").createTrigger(callerOf(c), body)), 201);
+    },
+    // `?name=` (percent-encoded, decoded once): reaches any trigger, also one named `.` or `..`
+    // by older code, which no path can name after URL normalisation (docs/API.md#work-beyond-one-turn).
+    DELETE: (c) => removeTrigger(c, c.req.query("name") ?? ""),
+  });
+
+  resource(app, "/v1/sessions/:id/triggers/:name", {
+    DELETE: (c) => removeTrigger(c, c.req.param("name") ?? ""),
+  });
+
+  resource(app, "/v1/sessions/:id/runs", {
+    GET: async (c) => c.json(unwrap(await c.get("session").listRuns(callerOf(c)))),
+  });
+}
