@@ -12,7 +12,7 @@ export function rememberRequestDigest(request: Request, digest: string): void {
 }
 
 /**
- * CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name.
+ * The request digest (docs/design.md#context): sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name.
  * A request the view built has its digest already (its bytes were hashed as they were added);
  * any other is serialized and hashed whole.
  */

@@ -8,7 +8,7 @@ export type ViewBase = {
   system: string;
   checkpoint: { id: string; throughSeq: number; summary: string } | null;
   placeholders: ReadonlyMap<string, OffloadMark>;
-  /** A fork's prefix (docs/API.md#fork): the parent's messages, after the system prompt until the first checkpoint. */
+  /** A fork's prefix (docs/design.md#context): the parent's messages, after the system prompt until the first checkpoint. */
   prefix?: { messages: NeutralMessage[]; text: string };
 };
 
@@ -97,7 +97,7 @@ export class RequestView {
   }
 }
 
-/** CONTRACT §7.7: the tools sorted by name. */
+/** The tools sorted by name, as the request digest takes them (docs/design.md#context). */
 export function sortedTools(tools: ToolSpec[]): ToolSpec[] {
   return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -11,7 +11,7 @@ const tools: ToolSpec[] = [
   { name: "read_file", description: "r", parameters: { type: "object" } },
 ] as ToolSpec[];
 
-/** docs/API.md#model-requests: sha256 of the canonical `{ messages, tools }`, tools sorted by name, serialized whole. */
+/** docs/design.md#context: sha256 of the canonical `{ messages, tools }`, tools sorted by name, serialized whole. */
 function wholeDigest(messages: NeutralMessage[], t: ToolSpec[]): string {
   const sorted = [...t].sort((a, b) => (a.name < b.name ? -1 : 1));
   return createHash("sha256")
