@@ -152,12 +152,13 @@ export class EventStore {
   }
 
   /**
-   * Events from seq `from` (inclusive) through the head: the suffix the run loop projects. The
-   * last suffix read is kept (docs/design.md#summary): asked again from the same seq, only the
-   * events committed since are read. Callers must not change the events.
+   * Events from seq `from` (inclusive) through `through` (default: the head): the suffix the run
+   * loop projects. The last suffix read through the head is kept (docs/design.md#summary): asked
+   * again from the same seq, only the events committed since are read. Callers must not change the events.
    */
-  readFrom(from: number): Event[] {
+  readFrom(from: number, through = Number.MAX_SAFE_INTEGER): Event[] {
     const head = this.head().highWater;
+    if (through < head) return this.#rows("seq >= ? AND seq <= ? ORDER BY seq", from, through).map(parseRow);
     const kept = this.#suffix;
     const last = kept ? (kept.events.at(-1)?.seq ?? kept.from - 1) : 0;
     if (kept && kept.from === from && last <= head) {
@@ -174,8 +175,9 @@ export class EventStore {
    * `modelRequest` markers, which tell where input arrived while the model was answering.
    * Read through the model view: an offloaded result comes back holding its placeholder, and
    * its logged body is never read, so a build costs the same with 3 or 300 results archived.
+   * `through` bounds it (a fork reads to its `throughSeq`, not the head).
    */
-  readContextEventsAfter(after: number): Event[] {
+  readContextEventsAfter(after: number, through = Number.MAX_SAFE_INTEGER): Event[] {
     this.#ensureModelView();
     // COALESCE evaluates lazily: an event with a view row never has its own body or digest read
     // (the digest column follows the body in the row, so reading it would walk the body too).
@@ -183,8 +185,9 @@ export class EventStore {
       .exec<EventRow>(
         `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
          FROM events e LEFT JOIN model_view v ON v.seq = e.seq
-         WHERE e.seq > ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
+         WHERE e.seq > ? AND e.seq <= ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
         after,
+        through,
       )
       .toArray()
       .map(parseRow);

@@ -88,7 +88,8 @@ export class MessageFold {
   }
 
   push(e: Event, placeholders?: ReadonlyMap<string, OffloadMark>): void {
-    if (e.actions?.modelRequest) {
+    // A compaction's own request is not the turn's: it has no answer in the transcript.
+    if (e.actions?.modelRequest && e.actions.modelRequest.purpose !== "compaction") {
       this.#flushAssistant();
       this.#flushResults();
       this.#flushHeld();

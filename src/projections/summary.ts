@@ -158,7 +158,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
   }
   if (next.openTurn && e.turnId === next.openTurn.turnId) {
     if (e.runId && e.runId !== next.openTurn.runId) next.openTurn = { ...next.openTurn, runId: e.runId };
-    if (a.modelRequest)
+    if (a.modelRequest && a.modelRequest.purpose !== "compaction")
       next.openTurn = {
         ...next.openTurn,
         lastModelRequestSeq: e.seq,
@@ -240,7 +240,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
 }
 
 /** CONTRACT §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
-function sessionWait(s: SessionSummary): SessionWait | null {
+export function sessionWait(s: SessionSummary): SessionWait | null {
   const own = publicWait(s.openTurn);
   if (own) return own;
   const w = childWait(s.children);

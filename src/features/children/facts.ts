@@ -11,6 +11,9 @@ export const SPAWN_TOOL = "spawn_session";
 /** CONTRACT §7.31: a root session is depth 0; its children 1; nothing deeper than 5. */
 export const MAX_NESTING = 5;
 
+/** docs/API.md#sub-sessions: at most this many children that have not reported, per session. */
+export const MAX_OPEN_CHILDREN = 32;
+
 /** Who spawned a child session, recorded in its seq 1 (`stateDelta.session.spawnedBy`). */
 export type SpawnedBy = { sessionId: string; callId: string; depth: number };
 
@@ -25,12 +28,26 @@ export type ChildrenState = {
   /** The turn the goal opened (the child's first turn): only its close is reported. */
   goalTurnId: string | null;
   goalTurnSeq: number | null;
+  /**
+   * The seq of the goal turn's last visible, non-empty model text (its result), so that each
+   * delivery reads one event, not the turn; absent in a summary folded before it was kept.
+   */
+  resultSeq?: number | null;
   /** A parent's stops of its children (`stateDelta.stopChildren`) not yet acknowledged. */
   stops: string[];
 };
 
 export function initialChildren(spawnedBy: SpawnedBy | null): ChildrenState {
-  return { spawnedBy, awaiting: [], report: null, reported: false, goalTurnId: null, goalTurnSeq: null, stops: [] };
+  return {
+    spawnedBy,
+    awaiting: [],
+    report: null,
+    reported: false,
+    goalTurnId: null,
+    goalTurnSeq: null,
+    resultSeq: null,
+    stops: [],
+  };
 }
 
 /** `spawnedBy` from a created session's delta, if well formed. */
@@ -56,6 +73,8 @@ export function reduceChildren(prev: ChildrenState | undefined, e: Event): Child
     set({ awaiting: next.awaiting.filter((w) => w.callId !== c.callId) });
   if (next.spawnedBy && next.goalTurnId === null && e.author === "user" && e.content?.type === "text" && e.turnId)
     set({ goalTurnId: e.turnId, goalTurnSeq: e.seq });
+  if (next.goalTurnId !== null && e.turnId === next.goalTurnId && !next.report && !next.reported && isResultText(e))
+    set({ resultSeq: e.seq });
   if (a.turnClose) {
     set({ awaiting: [] });
     if (next.spawnedBy && !next.reported && !next.report && e.turnId && e.turnId === next.goalTurnId)
@@ -81,16 +100,30 @@ export function childWait(
   return first ? { runId: first.runId, waitId: `child:${first.callId}`, kind: "child", callId: first.callId } : null;
 }
 
+/**
+ * The children that have not reported, other than `exceptCallId`'s: the open turn's spawns still
+ * waiting and the children a stop has not reached yet (a stopped child is still at work until then).
+ */
+export function liveChildren(s: ChildrenState | undefined, exceptCallId?: string): number {
+  if (!s) return 0;
+  const ids = new Set([...s.awaiting.map((w) => w.callId), ...s.stops]);
+  if (exceptCallId !== undefined) ids.delete(exceptCallId);
+  return ids.size;
+}
+
 /** Whether the session has outbox work for its alarm: a report to its parent or stops of its children. */
 export function hasChildrenWork(s: ChildrenState | undefined): boolean {
   return !!s && (s.report !== null || s.stops.length > 0);
 }
 
+/** Whether `e` is a visible, non-empty model text: what a child's result is made of. */
+function isResultText(e: Event): boolean {
+  return e.author === "model" && e.modelVisibility === "visible" && e.content?.type === "text" && !!e.content.text;
+}
+
 /** The child's result: the last visible, non-empty model text of its goal turn, or null (CONTRACT §7.31). */
 export function childResult(turnEvents: Event[]): string | null {
   let last: string | null = null;
-  for (const e of turnEvents)
-    if (e.author === "model" && e.modelVisibility === "visible" && e.content?.type === "text" && e.content.text)
-      last = e.content.text;
+  for (const e of turnEvents) if (isResultText(e) && e.content?.type === "text") last = e.content.text;
   return last;
 }
