@@ -18,8 +18,11 @@ import {
   turnOfRun,
 } from "../runtime";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
+import { failpoint } from "../runtime/failpoints";
 import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
+import { type ExportConfig, exportConfig } from "../telemetry/export";
+import { exportClosedTurns, readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash, RateWindow } from "./ownership";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
@@ -63,12 +66,17 @@ export class SessionObject extends DurableObject<Env> {
   /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
   #open(): SessionRuntime {
     if (this.#runtime) return this.#runtime;
-    const opened = openSession(this.ctx, this.env, {
-      modelProvider: (model) => this.modelProvider(model),
-      onCommit: (events, session) => this.#broadcast(events, session),
-      onDelta: (frame) => this.#sendAll(frame),
-      principal: () => ownerPrincipal(this.ctx.storage.sql),
-    });
+    const opened = openSession(
+      this.ctx,
+      this.env,
+      {
+        modelProvider: (model) => this.modelProvider(model),
+        onCommit: (events, session) => this.#broadcast(events, session),
+        onDelta: (frame) => this.#sendAll(frame),
+        principal: () => ownerPrincipal(this.ctx.storage.sql),
+      },
+      () => traceExportDue(this.ctx.storage.sql, this.traceExporter()?.config ?? null, Date.now()),
+    );
     this.#arm = opened.arm;
     this.#store = opened.store;
     this.#runtime = opened.runtime;
@@ -92,6 +100,20 @@ export class SessionObject extends DurableObject<Env> {
     return { runtime, store: this.#store };
   }
 
+  /**
+   * Where closed turns' traces go (docs/API.md#sending-traces-to-a-collector): the collector
+   * configured in the environment and the object's outbound fetch; null when none is set up.
+   */
+  protected traceExporter(): { config: ExportConfig; fetch: typeof fetch } | null {
+    const config = exportConfig(this.env as unknown as Record<string, unknown>);
+    if (!config) return null;
+    if ("error" in config) {
+      console.error(`highwater: trace export is off: ${config.error}`);
+      return null;
+    }
+    return { config, fetch: (i, init) => fetch(i, init) };
+  }
+
   /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
   protected modelProvider(model: ModelConfig): ModelProvider {
     return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
@@ -107,6 +129,27 @@ export class SessionObject extends DurableObject<Env> {
     startQueuedRun(runtime, this.ctx.storage.sql);
     await runtime.alarm();
     await this.#afterTurn(runtime);
+    await this.#exportTraces();
+  }
+
+  /** The trace-export outbox: closed turns go to the collector; a refusal is retried by the alarm. */
+  async #exportTraces(): Promise<void> {
+    const exporter = this.traceExporter();
+    if (!exporter) return;
+    const rearm = async () => this.#arm(await this.ctx.storage.getAlarm());
+    try {
+      await exportClosedTurns({
+        sql: this.ctx.storage.sql,
+        sessionId: this.ctx.id.toString(),
+        ...exporter,
+        now: () => Date.now(),
+        arm: rearm,
+        beforeSend: () => failpoint(this.env, "F15"),
+      });
+    } catch (err) {
+      console.error("highwater: trace export failed", err);
+    }
+    await rearm();
   }
 
   // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
@@ -207,6 +250,14 @@ export class SessionObject extends DurableObject<Env> {
       const head = store.head();
       const cacheable = !runtime.summary?.options.jurisdiction;
       return { events: store.readAfter(after, limit), ...head, cacheable };
+    });
+  }
+
+  /** `GET /trace`: a turn's OTLP/JSON trace (default: the last closed turn), read from that turn only. */
+  turnTrace(caller: Caller, turnId: string | null) {
+    return asResult(() => {
+      this.#admit(caller);
+      return readTurnTrace(this.ctx.storage.sql, this.ctx.id.toString(), turnId);
     });
   }
 

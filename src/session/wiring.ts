@@ -21,13 +21,16 @@ export type Hooks = {
 
 export type Opened = { runtime: SessionRuntime; store: EventStore; arm: (loop: number | null) => Promise<void> };
 
+/** Other parts' due times the one alarm also covers (the trace-export outbox). */
+export type OtherDues = () => number | null;
+
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 export function isWritten(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
 }
 
 /** Migrates and wires the runtime (call inside the seq 1 block for a new session). */
-export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Opened {
+export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, otherDues: OtherDues): Opened {
   const sql = ctx.storage.sql;
   const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
   transactionSync(() => applyMigrations(sql));
@@ -35,7 +38,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   const store = new EventStore(sql, sessionId, transactionSync);
   catchUpWork(sql, store, transactionSync);
   const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, nextTriggerDue(sql));
+    const at = nextAlarm(loop, earliest(nextTriggerDue(sql), otherDues()));
     return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
   };
   const runtime = new SessionRuntime({
@@ -61,6 +64,10 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     children: makeChildrenPort(env, sessionId, hooks.principal),
   });
   return { runtime, store, arm };
+}
+
+function earliest(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b);
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */

@@ -201,7 +201,9 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
         name: "highwater.recovery",
         attributes: [str("highwater.run.id", String(run.runId ?? "")), str("highwater.run.cause", "recovery")],
       });
-    const notice = delta.recoveryNotice as { rerun?: string[]; needsReview?: string[]; reissued?: string[] } | undefined;
+    const notice = delta.recoveryNotice as
+      | { rerun?: string[]; needsReview?: string[]; reissued?: string[] }
+      | undefined;
     if (notice)
       turnEvents.push({
         timeUnixNano: nanos(e.at),
@@ -245,8 +247,14 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
       str("gen_ai.request.model", model),
       str("highwater.turn.id", turnId),
       ...(outcome ? [str("highwater.turn.outcome", outcome)] : []),
-      int("gen_ai.usage.input_tokens", sum([...chats.values()], (c) => c.input)),
-      int("gen_ai.usage.output_tokens", sum([...chats.values()], (c) => c.output)),
+      int(
+        "gen_ai.usage.input_tokens",
+        sum([...chats.values()], (c) => c.input),
+      ),
+      int(
+        "gen_ai.usage.output_tokens",
+        sum([...chats.values()], (c) => c.output),
+      ),
     ],
     events: turnEvents,
     status: outcome === "failed" ? { code: 2, message: "turn failed" } : { code: 0 },

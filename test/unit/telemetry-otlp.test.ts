@@ -56,13 +56,26 @@ function turnWithEverything() {
   ev.user("hi");
   ev.modelRequest();
   ev.stateDelta(
-    { modelAttempt: { invocationId: "inv1", attempt: 1, code: "network", message: "reset", retryAt: "2025-01-01T00:01:00.000Z" } },
+    {
+      modelAttempt: {
+        invocationId: "inv1",
+        attempt: 1,
+        code: "network",
+        message: "reset",
+        retryAt: "2025-01-01T00:01:00.000Z",
+      },
+    },
     "runtime",
   );
-  ev.modelCall("c1", "read_file", { path: "x" }, {
-    tokenUsage: { inputTokens: 10, outputTokens: 2 },
-    stateDelta: { finishReason: "tool-calls" },
-  });
+  ev.modelCall(
+    "c1",
+    "read_file",
+    { path: "x" },
+    {
+      tokenUsage: { inputTokens: 10, outputTokens: 2 },
+      stateDelta: { finishReason: "tool-calls" },
+    },
+  );
   ev.dispatch("c1", "read");
   ev.stateDelta({ runStarted: { runId: "r2", cause: "recovery" } }, "runtime");
   ev.response("c1", "ok", { text: "x" }, { toolRecovery: { callId: "c1", strategy: "rerun" } });

@@ -29,15 +29,25 @@ function recoveredTurn(): Event[] {
     },
     "runtime",
   );
-  ev.modelCall("c1", "write_file", { path: "a.txt", content: "Bearer TOPSECRET" }, {
-    tokenUsage: { inputTokens: 120, outputTokens: 7 },
-    stateDelta: { finishReason: "tool-calls" },
-  });
+  ev.modelCall(
+    "c1",
+    "write_file",
+    { path: "a.txt", content: "Bearer TOPSECRET" },
+    {
+      tokenUsage: { inputTokens: 120, outputTokens: 7 },
+      stateDelta: { finishReason: "tool-calls" },
+    },
+  );
   ev.dispatch("c1", "write");
   ev.stateDelta({ runStarted: { runId: "r2", cause: "recovery" } }, "runtime");
-  ev.response("c1", "interrupted", { note: "may or may not have happened" }, {
-    toolRecovery: { callId: "c1", strategy: "interrupted" },
-  });
+  ev.response(
+    "c1",
+    "interrupted",
+    { note: "may or may not have happened" },
+    {
+      toolRecovery: { callId: "c1", strategy: "interrupted" },
+    },
+  );
   ev.stateDelta({ recoveryNotice: { atSeq: 9, rerun: [], needsReview: ["c1"], reissued: [] } }, "runtime");
   ev.modelRequest();
   ev.modelText("done, the file says Bearer TOPSECRET", {
@@ -55,7 +65,8 @@ const attr = (span: OtlpSpan, key: string) => {
   const a = span.attributes.find((x: OtlpAttribute) => x.key === key);
   if (!a) return undefined;
   const v = a.value as Record<string, unknown>;
-  if ("arrayValue" in v) return (v.arrayValue as { values: { stringValue: string }[] }).values.map((x) => x.stringValue);
+  if ("arrayValue" in v)
+    return (v.arrayValue as { values: { stringValue: string }[] }).values.map((x) => x.stringValue);
   return Object.values(v)[0];
 };
 const spansOf = (events: Event[], opts = OPTS) => buildTurnTrace(events, opts).resourceSpans[0]!.scopeSpans[0]!.spans;

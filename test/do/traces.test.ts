@@ -1,0 +1,106 @@
+/**
+ * docs/API.md#traces: `GET /trace` answers a turn's OTLP/JSON trace from the log, and with a
+ * collector configured every closed turn reaches it through the outbox, retried by the alarm
+ * until accepted. The collector is the object's outbound boundary (its `traceExporter` port).
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { sha256Hex } from "../../src/log";
+import { settledTo } from "./drive";
+import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
+
+const stubOf = (id: string) => env.SESSIONS.get(env.SESSIONS.idFromString(id));
+
+async function turn(id: string, text: string) {
+  const sent = await api(`/v1/sessions/${id}/messages`, { method: "POST", json: { text } });
+  expect(sent.status).toBe(202);
+  return settledTo(id, (s) => s.openTurn === false);
+}
+
+const spansOf = (body: any) => body.resourceSpans[0].scopeSpans[0].spans as any[];
+const op = (span: any) => span.attributes.find((a: any) => a.key === "gen_ai.operation.name")?.value.stringValue;
+
+describe("GET /v1/sessions/:id/trace", () => {
+  it("answers the last closed turn by default, any turn by id, the same bytes every time", async () => {
+    const s = await createSession({ title: "traced" });
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    const events = await allEvents(s.id);
+    const turnIds = [...new Set(events.filter((e) => e.actions?.turnClose).map((e) => e.turnId as string))];
+    expect(turnIds).toHaveLength(2);
+
+    const last = await api(`/v1/sessions/${s.id}/trace`);
+    expect(last.status).toBe(200);
+    const traceId = sha256Hex(`trace:${s.id}:${turnIds[1]}`).slice(0, 32);
+    expect(spansOf(last.body).every((x) => x.traceId === traceId)).toBe(true);
+
+    const first = await api(`/v1/sessions/${s.id}/trace?turnId=${turnIds[0]}`);
+    expect(first.status).toBe(200);
+    const spans = spansOf(first.body);
+    expect(spans.map(op).filter((o) => o === "invoke_agent")).toHaveLength(1);
+    expect(spans.map(op)).toContain("chat");
+    expect(spans.map(op)).toContain("execute_tool");
+    // Only the first turn: every tool span is a call of that turn.
+    const firstCalls = events
+      .filter((e) => e.turnId === turnIds[0] && e.content?.type === "functionCall")
+      .map((e) => e.content.callId);
+    const traced = spans
+      .filter((x) => op(x) === "execute_tool")
+      .map((x) => x.attributes.find((a: any) => a.key === "gen_ai.tool.call.id").value.stringValue);
+    expect(traced.sort()).toEqual(firstCalls.sort());
+    const close = events.find((e) => e.turnId === turnIds[0] && e.actions?.turnClose);
+    expect(spans[0].endTimeUnixNano).toBe(String(BigInt(Date.parse(close.at)) * 1_000_000n));
+
+    const again = await api(`/v1/sessions/${s.id}/trace?turnId=${turnIds[0]}`);
+    expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
+  });
+
+  it("404 for an unknown turn or a session with no closed turn, 400 for a malformed query; appends nothing", async () => {
+    const s = await createSession({});
+    expectError(await api(`/v1/sessions/${s.id}/trace`), 404, "not_found");
+    await turn(s.id, "write a haiku about logs");
+    const before = await highWaterOf(s.id);
+    expectError(await api(`/v1/sessions/${s.id}/trace?turnId=00000000-0000-4000-8000-000000000000`), 404, "not_found");
+    expectError(await api(`/v1/sessions/${s.id}/trace?turnId=${encodeURIComponent("no spaces!")}`), 400, "bad_request");
+    expectError(await api(`/v1/sessions/${s.id}/trace?turn=1`), 400, "bad_request");
+    expectError(await api(`/v1/sessions/${s.id}/trace`, { token: "test-token-b" }), 404, "not_found");
+    expect(await highWaterOf(s.id)).toBe(before);
+  });
+});
+
+describe("the export outbox", () => {
+  it("a collector that refuses twice then accepts gets the turn's trace, identical to GET /trace", async () => {
+    const s = await createSession({ title: "exported" });
+    const posts: { url: string; headers: Record<string, string>; body: string; status: number }[] = [];
+    await runInDurableObject(stubOf(s.id), (instance) => {
+      (instance as unknown as { traceExporter: () => unknown }).traceExporter = () => ({
+        config: {
+          url: "https://collector.test/v1/traces",
+          headers: { "content-type": "application/json", "x-k": "v" },
+        },
+        fetch: async (url: string, init: RequestInit) => {
+          const status = posts.length < 2 ? 503 : 200;
+          posts.push({ url, headers: init.headers as Record<string, string>, body: String(init.body), status });
+          return new Response(status === 200 ? "{}" : "unavailable", { status });
+        },
+      });
+    });
+    await turn(s.id, "write a haiku about logs");
+    // The alarm retries with backoff on its own; wait (bounded) until the collector took it.
+    for (let i = 0; i < 400 && !posts.some((p) => p.status === 200); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(posts.map((p) => p.status)).toEqual([503, 503, 200]);
+    expect(posts[2]!.url).toBe("https://collector.test/v1/traces");
+    expect(posts[2]!.headers["x-k"]).toBe("v");
+    const trace = await api(`/v1/sessions/${s.id}/trace`);
+    expect(posts[2]!.body).toBe(JSON.stringify(trace.body));
+    // Every try sent the same trace: the same ids, so a duplicate is harmless.
+    expect(new Set(posts.map((p) => p.body)).size).toBe(1);
+    // Exported once accepted: nothing more is sent.
+    await turn(s.id, "and another one");
+    for (let i = 0; i < 200 && posts.length < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(posts.map((p) => p.status)).toEqual([503, 503, 200, 200]);
+    const second = await api(`/v1/sessions/${s.id}/trace`);
+    expect(posts[3]!.body).toBe(JSON.stringify(second.body));
+  });
+});
