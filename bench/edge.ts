@@ -2,7 +2,7 @@
  * The edge benches of issue 11, each with its peer in the same run (`node bench/edge.mjs`):
  *
  * 1. ownership: 1 token, 200 sessions, concurrent `GET /v1/sessions/:id`, with the old path
- *    (the per-principal directory asked first, `HW_BENCH_DIRECTORY_LOOKUP=1`) against the new
+ *    (the per-principal directory asked first, `HW_BENCH_DIRECTORY_LOOKUP=1` in bench/app.ts) against the new
  *    one (the session object alone checks its owner). Both Workers run side by side and the
  *    rounds alternate, so the machine's noise falls on both.
  * 2. replay: one session of 10,000 events read in full pages of 500 from the object
@@ -11,30 +11,18 @@
  * Local `wrangler dev` runs every object in one workerd process; what it shows is the cost of
  * the extra hop, not the production hot spot (one object per token serializing every request).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { makePersistDir, REPO_ROOT, startWrangler, type Wrangler, withoutBuild } from "../test/e2e/harness/wrangler";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
+import { benchAppConfig } from "./app-config";
 
 const TOKEN = "bench-edge-token";
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-/** A private copy of the app's config (the e2e harness's shared copy may be rewritten by other runs). */
-function privateConfig(): string {
-  const text = withoutBuild(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8"))
-    .replace(/^main = "([^"]+)"$/m, (_m, p: string) => `main = ${JSON.stringify(resolve(REPO_ROOT, p))}`)
-    .replace(/^directory = "([^"]+)"$/m, (_m, p: string) => `directory = ${JSON.stringify(resolve(REPO_ROOT, p))}`);
-  const dir = join(tmpdir(), `hw-edge-bench-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "wrangler.toml");
-  writeFileSync(file, text);
-  return file;
-}
-
 async function start(vars: Record<string, string>): Promise<Wrangler> {
   return startWrangler({
     persistTo: makePersistDir("hw-edge-bench-"),
-    config: privateConfig(),
+    config: benchAppConfig("edge"),
     vars: { API_TOKENS: TOKEN, ...vars },
     env: { WRANGLER_SEND_METRICS: "false" },
   });

@@ -23,6 +23,7 @@ import { gzipSync } from "node:zlib";
 import WebSocket from "ws";
 import { type FakeOpenAI, startFakeOpenAI } from "../test/e2e/harness/fake-openai";
 import { freePort, makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../test/e2e/harness/wrangler";
+import { benchAppConfig } from "./app-config";
 import { type BytesResults, bytesFigures, reportBytes, tenMiBPeaks } from "./bytes-runner";
 import {
   type BenchServer,
@@ -813,7 +814,7 @@ export async function restart(): Promise<RestartResults> {
     index % 2 === 0 ? { text: "never finishes", hangAfterChunks: 2 } : { text: "continued after the restart" },
   );
   const persistTo = scratchDir("hw-bench-restart-");
-  // Where the session object reports when it was constructed (bench-only var, off by default).
+  // Where the session object reports when it was constructed (bench/app.ts, HW_BENCH_CLOCK_URL).
   const clocks: number[] = [];
   const clockServer = createServer((req, res) => {
     let body = "";
@@ -832,7 +833,8 @@ export async function restart(): Promise<RestartResults> {
     MODEL_NAME: "fake-model",
     HW_BENCH_CLOCK_URL: clockUrl,
   };
-  let w = await startWrangler({ persistTo, vars, env: QUIET_WRANGLER_ENV });
+  const config = benchAppConfig("restart");
+  let w = await startWrangler({ persistTo, config, vars, env: QUIET_WRANGLER_ENV });
   try {
     const id = String((await api(w, "POST", "/v1/sessions", { title: "restart" })).id);
     for (let run = 0; run < RUNS; run++) {
@@ -847,7 +849,7 @@ export async function restart(): Promise<RestartResults> {
       clocks.length = 0;
       const spawnedAt = Date.now();
       const healthy = firstHealthy(`http://127.0.0.1:${port}`, watching.signal);
-      w = await startWrangler({ persistTo, vars, port, inspectorPort, env: QUIET_WRANGLER_ENV });
+      w = await startWrangler({ persistTo, config, vars, port, inspectorPort, env: QUIET_WRANGLER_ENV });
       const readyAt = await healthy;
       watching.abort();
       const continued = (await fake.waitForRequests(2 * run + 2, 60_000))[2 * run + 1]!;

@@ -24,8 +24,6 @@ declare namespace Cloudflare {
     HW_TEST_MODE?: string;
     /** Test only: local workerd has no jurisdictions; record one on an ordinary object instead of refusing. */
     HW_SIMULATE_JURISDICTIONS?: string;
-    /** Bench only: put the per-principal directory check back on every session request (bench/ownership.mjs). */
-    HW_BENCH_DIRECTORY_LOOKUP?: string;
     /** Test-only: ms between the demo model's streamed chunks (default 15). */
     HW_DEMO_CHUNK_DELAY_MS?: string;
   }

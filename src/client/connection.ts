@@ -7,7 +7,7 @@
  * that hears nothing, not even a pong, for `silenceMs` is dead however open it looks, and is replaced.
  */
 import ReconnectingWebSocket from "partysocket/ws";
-import type { Event } from "../log";
+import type { Event, ServerFrame, Ticket } from "../contract";
 import {
   type AckResult,
   type ClientFrame,
@@ -16,11 +16,9 @@ import {
   type ConnectOptions,
   HighwaterError,
   newIdempotencyKey,
-  type ServerFrame,
   STATUS_OF,
-  type Ticket,
   type WebSocketConstructor,
-} from "./index";
+} from "./types";
 
 const PING_EVERY_MS = 7_000;
 /** No frame at all (not even a pong) for this long means the socket is dead (issue: ~20 s). */

@@ -3,182 +3,42 @@
  * Node 20+ and tests. It uses only `fetch`, `URL`, timers and a WebSocket implementation, so it
  * bundles for the browser console as is.
  */
-import type { z } from "zod";
-import type { NextContext } from "../context";
-import { ERROR_STATUS } from "../contract/errors";
-import type { Decision, DismissNotice, PatchSession, SessionOptionsInput } from "../http/schemas";
-import type { Event, VerifyResult } from "../log";
-import type { Session, TranscriptItem } from "../projections";
+import type {
+  Accepted,
+  ContextView,
+  Event,
+  EventsPage,
+  FilesPage,
+  ProviderInfo,
+  RecordView,
+  Run,
+  Session,
+  SessionList,
+  SessionOptions,
+  SessionPatch,
+  Ticket,
+  TranscriptPage,
+  Trigger,
+  VerifyResult,
+} from "../contract";
 import { openConnection } from "./connection";
+import {
+  type ClientOptions,
+  type Connection,
+  type ConnectOptions,
+  HighwaterError,
+  newIdempotencyKey,
+  type WebSocketConstructor,
+} from "./types";
 
-/**
- * What `POST /v1/sessions` takes: the server's own zod schema (type only, so nothing of zod
- * is bundled), plus the fields of CONTRACT §7.24 and §7.27 that it may not know yet.
- */
-export type SessionOptions = SessionOptionsInput & {
-  jurisdiction?: "eu" | "fedramp";
-  maxModelCallsPerTurn?: number;
-};
-export type DecisionBody = z.infer<typeof Decision>;
-export type DismissBody = z.infer<typeof DismissNotice>;
-
-export type { Event, Session, TranscriptItem, VerifyResult };
-
-export type ContextView = Omit<NextContext, "throughSeq" | "tools">;
-export type EventsPage = { events: Event[]; highWater: number; headDigest: string };
-export type SessionList = { sessions: Session[]; next?: string };
-export type FileEntry = { path: string; bytes: number; updatedAt: string };
-export type TranscriptPage = { items: TranscriptItem[]; next?: number };
-export type FilesPage = { files: FileEntry[]; next?: string };
-export type ProviderInfo = { name: string; isDefault: boolean; defaultModel: string; demo: boolean };
-export type Ticket = { ticket: string; expiresAt: string };
-export type Accepted = { turnId: string; seq: number };
-export type SessionPatch = z.infer<typeof PatchSession> & { maxModelCallsPerTurn?: number };
-export type Trigger = {
-  name: string;
-  text: string;
-  schedule: { everySeconds: number } | { cron: string } | { at: string };
-  nextAt?: string;
-};
-export type RecordEntry = { n: number; text: string; refs: number[]; at?: string };
-export type RecordView = {
-  topic: string;
-  revision: number;
-  content: string;
-  coversEntry: number;
-  uncovered: RecordEntry[];
-};
-export type Run = {
-  runId: string;
-  trigger: string | null;
-  state: "running" | "waiting" | "completed" | "skipped";
-  outcome?: "completed" | "stopped" | "failed";
-  waitId?: string;
-  startedAt: string;
-  endedAt?: string;
-  /** Firings a `skipped` run stands for (consecutive skips coalesce, CONTRACT §7.32). */
-  count?: number;
-};
-export type RecordTopic = { topic: string; revision: number; coversEntry: number; entries: number };
-
-/** Server → client frames (CONTRACT §4). */
-export type ServerFrame =
-  | { type: "ready"; session: Session }
-  | { type: "event"; event: Event }
-  | {
-      type: "delta";
-      invocationId: string;
-      /** From 1; a later attempt's text replaces the failed one's (CONTRACT §4, §7.8). */
-      attempt: number;
-      kind: "text" | "thinking";
-      text: string;
-      /** The in-flight replay on connect: replace the buffer for `(invocationId, kind)` (§7.18). */
-      replace?: true;
-    }
-  | { type: "session"; session: Session }
-  | { type: "ack"; id: string; result: unknown }
-  | { type: "error"; id?: string; error: { code: string; message: string } };
-
-/** Client → server frames (CONTRACT §4), without the `id` the connection adds. */
-export type ClientFrame =
-  | { type: "message"; text: string; idempotencyKey?: string }
-  | { type: "approval"; requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string }
-  | { type: "stop" };
-
-export type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
-
-/** Contract error codes and their HTTP status, so socket errors carry a status too. */
-export const STATUS_OF: Record<string, number> = ERROR_STATUS;
-
-/**
- * A failed call, on the contract's error shape `{ error: { code, message } }`. `status` is 0
- * (and `code` `network_error` or `disconnected`) when no answer arrived at all.
- */
-export class HighwaterError extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "HighwaterError";
-    this.status = status;
-    this.code = code;
-  }
-}
-
-/** The slice of a WebSocket this client uses: the browser's, Node's `ws` and undici's all fit. */
-export type WebSocketLike = {
-  readonly readyState: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
-  addEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
-  // biome-ignore lint/suspicious/noExplicitAny: implementations differ in their event types
-  removeEventListener(type: "open" | "message" | "close" | "error", listener: (event: any) => void): void;
-};
-
-/** `new WebSocket(url)` in browsers; `new WebSocket(url, { headers })` for `ws` in Node. */
-export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
-
-export type ClientOptions = {
-  /** Where the Worker is, e.g. `http://127.0.0.1:8787` or `location.origin`. */
-  baseUrl: string;
-  /** The bearer token; omit for a client that only loads public pages. */
-  token?: string;
-  /** Defaults to the global `fetch`. */
-  fetch?: (input: string, init?: RequestInit) => Promise<Response>;
-  /**
-   * A WebSocket implementation. Defaults to the global one (browsers, Node 22+). Passing one
-   * (such as `ws`) makes `connect` authenticate with the Authorization header by default.
-   */
-  WebSocket?: WebSocketConstructor;
-};
-
-/** `connecting` before the first `ready`; `reconnecting` after a loss; `closed` for good. */
-export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
-
-export type ConnectOptions = {
-  /** Deliver events with `seq > after` (default 0). */
-  after?: number;
-  /** Every frame but pings, in order; an `event` frame is delivered once per seq, never out of order. */
-  onFrame: (frame: ServerFrame) => void;
-  /** Connection state changes, for a status indicator. */
-  onState?: (state: ConnectionState) => void;
-  /** A reconnect that cannot succeed (unknown session, revoked token): the connection gives up. */
-  onFatal?: (error: HighwaterError) => void;
-  /**
-   * `ticket`: a single-use ticket per connection from `POST /tickets` (browsers cannot set
-   * headers); `header`: `Authorization: Bearer` (Node). Default: `header` when the client was
-   * given a WebSocket implementation and a token, else `ticket`.
-   */
-  auth?: "ticket" | "header";
-  /** A ticket for the first connection; later ones fetch their own. */
-  ticket?: string;
-  /**
-   * How history is caught up before (and on every re-)connect: `pages` (default) reads it over
-   * HTTP in full pages aligned to `HISTORY_PAGE` (see `history`), which the edge can answer
-   * from its cache; the socket then replays only what is past them. `socket`: the socket replays all.
-   */
-  catchUp?: "pages" | "socket";
-  /** Reconnect backoff: first delay and cap, in ms (defaults 250 and 10 000). */
-  minDelayMs?: number;
-  maxDelayMs?: number;
-  /** How often to ping (default 7 s) and how long a silence means a dead socket (default 20 s). */
-  pingEveryMs?: number;
-  silenceMs?: number;
-};
-
-export type Connection = {
-  /** The last event seq delivered: a reconnect asks for `after=lastSeq`. */
-  readonly lastSeq: number;
-  readonly state: ConnectionState;
-  /** Failed attempts since the socket was last open (for an "offline" indicator). */
-  readonly retries: number;
-  /** Sends a frame and resolves with its `ack` result; rejects on an `error` frame or a lost socket. */
-  send<F extends ClientFrame>(frame: F): Promise<AckResult<F>>;
-  /** Closes for good: no reconnect. */
-  close(): void;
-};
-
+export type { Event } from "../contract/event";
+export type { ServerFrame } from "../contract/frames";
+export type * from "../contract/reads";
+export type * from "../contract/records";
+export type * from "../contract/session";
+export type * from "../contract/transcript";
+export type * from "../contract/work";
+export * from "./types";
 /** The page size of catch-up: a full page of it is immutable and cacheable (CONTRACT §7.21). */
 export const HISTORY_PAGE = 500;
 
@@ -436,12 +296,6 @@ export class HighwaterClient {
       options,
     );
   }
-}
-
-/** A random idempotency key (getRandomValues works in insecure contexts too, unlike randomUUID). */
-export function newIdempotencyKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return `k-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function sessionPath(id: string): string {

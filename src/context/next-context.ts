@@ -27,7 +27,9 @@ import {
 } from "./waterline";
 
 /** The checkpoint as `GET /context` shows it (CONTRACT ContextView). */
-export type CheckpointView = { id: string; throughSeq: number; sourceDigest: string; summary: string };
+export type { CheckpointView } from "../contract/reads";
+
+import type { CheckpointView } from "../contract/reads";
 
 /** What the next model call receives (CONTRACT ContextView, plus the tools and the prefix it covers). */
 export type NextContext = {

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { Event } from "./event";
+import type { Session } from "./session";
 
 /** Max UTF-8 bytes of a message text (CONTRACT §2). */
 export const MAX_TEXT_BYTES = 262_144;
@@ -63,3 +65,25 @@ export function describeIssues(error: z.ZodError): string {
     .map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`)
     .join("; ");
 }
+
+type WithoutId<T> = T extends unknown ? Omit<T, "id"> : never;
+/** A client frame as a caller writes it: the connection adds the `id`. */
+export type ClientFrameBody = WithoutId<ClientFrame>;
+
+/** Server → client WebSocket frames. */
+export type ServerFrame =
+  | { type: "ready"; session: Session }
+  | { type: "event"; event: Event }
+  | {
+      type: "delta";
+      invocationId: string;
+      /** From 1; a later attempt's text replaces the failed one's. */
+      attempt: number;
+      kind: "text" | "thinking";
+      text: string;
+      /** The in-flight replay on connect: replace the buffer for `(invocationId, kind)`. */
+      replace?: true;
+    }
+  | { type: "session"; session: Session }
+  | { type: "ack"; id: string; result: unknown }
+  | { type: "error"; id?: string; error: { code: string; message: string } };

@@ -1,11 +1,20 @@
 /**
- * The contract shared by the Worker, the session object, the client and the console: error
- * codes and shape, socket frames and text limits, and how model options merge. Nothing here
- * needs a Worker-only module.
+ * The contract shared by the Worker, the session object, the client and the console: every
+ * type that crosses the wire, the error shape, socket frames, text limits, canonical JSON and
+ * the args digest. It imports nothing outside this folder and needs no Worker-only module.
  */
+export * from "./canonical";
+export * from "./digest";
 export * from "./errors";
+export * from "./event";
 export * from "./frames";
-export { mergeModel } from "./model-options";
+export * from "./model";
+export * from "./reads";
+export * from "./records";
+export * from "./session";
+export * from "./sha256";
+export * from "./transcript";
+export * from "./work";
 
 /** CONTRACT §2: the largest request body, checked from Content-Length before reading, else while reading. */
 export const MAX_BODY_BYTES = 1_048_576;

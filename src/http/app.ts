@@ -1,19 +1,17 @@
 import { Hono } from "hono";
+import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { answerError, answerNotFound } from "./errors";
-import { forkRoutes } from "./fork";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
-import { recordRoutes } from "./records";
 import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
-import { workRoutes } from "./work";
 
 /**
  * The HTTP edge (DESIGN §2): one middleware per concern in the order of CONTRACT §7.1
@@ -34,9 +32,7 @@ export function createApp() {
   readRoutes(app);
   socketRoutes(app);
   resumeRoutes(app);
-  workRoutes(app);
-  recordRoutes(app);
-  forkRoutes(app);
+  for (const feature of FEATURES) feature.routes?.(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

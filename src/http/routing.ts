@@ -5,7 +5,7 @@ import { ApiError } from "../contract";
 import type { SessionObject } from "../session";
 import { answerError } from "./errors";
 import { SESSION_ID } from "./schemas";
-import { directoryOf, type EdgeApp, type EdgeEnv, type EdgeMiddleware } from "./types";
+import type { EdgeApp, EdgeEnv, EdgeMiddleware } from "./types";
 
 /**
  * The stub for a session id from a URL, or null for an id this namespace did not mint
@@ -48,9 +48,6 @@ function hasEndpoint(c: Parameters<EdgeMiddleware>[0]): boolean {
  * the namespace did not mint. Ownership is the object's to check, in the same RPC as the
  * request itself (CONTRACT §7.26), so no per-principal object is on the path. It steps aside
  * when no route handles the request, so that 404 unknown route and 405 come first (§7.1).
- *
- * `HW_BENCH_DIRECTORY_LOOKUP=1` (bench only) puts the old directory check back in front,
- * so that `bench/ownership.mjs` measures both paths on one Worker.
  */
 export function sessionLookup(): EdgeMiddleware {
   return async function sessionLookup(c, next) {
@@ -58,8 +55,6 @@ export function sessionLookup(): EdgeMiddleware {
     const id = c.req.param("id") ?? "";
     const stub = sessionStub(c.env, id);
     if (!stub) throw new ApiError("not_found", "session not found");
-    if (c.env.HW_BENCH_DIRECTORY_LOOKUP === "1" && !(await directoryOf(c.env, c.get("principal")).has(id)))
-      throw new ApiError("not_found", "session not found");
     c.set("session", stub);
     await next();
     // A route that refused the request at the edge (a bad query, body or path) never asked the

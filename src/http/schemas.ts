@@ -30,7 +30,6 @@ export const SessionOptions = z.strictObject({
   maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
   jurisdiction: z.enum(JURISDICTIONS).optional(),
 });
-export type SessionOptionsInput = z.infer<typeof SessionOptions>;
 
 export const PatchSession = z.strictObject({
   title: z.string().max(500).nullable().optional(),

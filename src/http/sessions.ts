@@ -1,8 +1,9 @@
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, mergeModel, type Result, unwrap } from "../contract";
+import { ApiError, type Result, unwrap } from "../contract";
 import {
   describeProviders,
   type ModelConfig,
+  mergeModel,
   type ProviderName,
   resolveDefaultModel,
   resolveProviders,
@@ -10,7 +11,7 @@ import {
 import type { Session } from "../projections";
 import { BUILTIN_TOOLS, validateApprovalRules } from "../tools";
 import { readJson } from "./body";
-import { createRegistered } from "./create-session";
+import { createRegistered, mintSessionId } from "./create-session";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
@@ -25,27 +26,6 @@ function requireThreshold(model: ModelConfig): void {
   const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
   if (threshold < MIN_THRESHOLD)
     throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
-}
-
-/**
- * A new session id (CONTRACT §2): in a jurisdiction, minted by that jurisdiction's subnamespace,
- * so the id itself carries it and every later request reaches the object from the id alone.
- * Local workerd implements no jurisdictions: there it is 400, unless the test-only
- * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
- */
-export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
-  if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
-  try {
-    const namespace = env.SESSIONS.jurisdiction(jurisdiction);
-    return { namespace, id: namespace.newUniqueId() };
-  } catch (err) {
-    if (!/not implemented/i.test((err as Error).message)) throw err;
-    if (env.HW_SIMULATE_JURISDICTIONS === "1") return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
-    throw new ApiError(
-      "bad_request",
-      `jurisdiction: ${jurisdiction} is not available on this runtime (local workerd has no jurisdictions; deploy to use them)`,
-    );
-  }
 }
 
 /** Sessions as a collection and one session's own record; the configured providers. */

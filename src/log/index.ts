@@ -1,6 +1,6 @@
+export { canonical, canonicalOnce } from "../contract/canonical";
+export * from "../contract/event";
 export { BLOB_CHUNK_BYTES, type BlobMeta, BlobStore } from "./blobs";
-export { canonical, canonicalOnce } from "./canonical";
-export * from "./event";
 export { chainDigest, GENESIS_DIGEST, sha256Hex } from "./hash";
 export { modelViewOf, type OffloadMark, offloadOf, placeholderFor } from "./model-view";
 export { EventStore, type Head, INLINE_EVENT_LIMIT, serializeRow } from "./store";

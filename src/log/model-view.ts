@@ -1,4 +1,4 @@
-import type { Event } from "./event";
+import type { Event } from "../contract/event";
 
 /** An offloaded tool result, recorded on its functionResponse event as `actions.stateDelta.offload`. */
 export type OffloadMark = { sha256: string; bytes: number; preview: string };

@@ -1,4 +1,4 @@
-import type { Event } from "./event";
+import type { Event } from "../contract/event";
 
 /** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
 export const INLINE_EVENT_LIMIT = 512 * 1024;

@@ -1,7 +1,7 @@
+import { canonical, canonicalOnce } from "../contract/canonical";
+import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "../contract/event";
 import type { SqlLike, SqlValue } from "../storage";
 import { BlobStore } from "./blobs";
-import { canonical, canonicalOnce } from "./canonical";
-import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "./event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 import { modelViewOf } from "./model-view";
 import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";

@@ -1,8 +1,10 @@
+import { type Event, isBlobRef } from "../contract/event";
 import type { BlobStore } from "./blobs";
-import { type Event, isBlobRef } from "./event";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 
-export type VerifyResult = { ok: boolean; highWater: number; headDigest: string; problems: string[] };
+export type { VerifyResult } from "../contract/reads";
+
+import type { VerifyResult } from "../contract/reads";
 
 type Row = { seq: number; body: string; digest: string };
 

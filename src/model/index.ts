@@ -20,6 +20,7 @@ export {
   resolveProviders,
 } from "./credentials";
 export { createDemoProvider, DEMO_LABEL, DEMO_NOTE_PATH, type DemoStep, planDemoStep } from "./demo";
+export { mergeModel } from "./options";
 export * from "./types";
 export { createWorkersAiProvider, type WorkersAiBinding } from "./workers-ai";
 

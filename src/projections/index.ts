@@ -8,7 +8,7 @@ export {
   reduceChildren,
   SPAWN_TOOL,
   type SpawnedBy,
-} from "./children";
+} from "../features/children/facts";
 export {
   buildModelMessages,
   CHARS_PER_TOKEN,

@@ -1,5 +1,11 @@
-import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
-import type { ModelConfig } from "../model/types";
+import type {
+  CloseReason,
+  PendingApproval,
+  RecoveryNotice,
+  Session,
+  SessionOptions,
+  SessionStatus,
+} from "../contract/session";
 import {
   type ChildrenState,
   childWait,
@@ -7,28 +13,19 @@ import {
   parseSpawnedBy,
   reduceChildren,
   type SpawnedBy,
-} from "./children";
+} from "../features/children/facts";
+import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
+import type { ModelConfig } from "../model/types";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
-/** Options a session was created with (CONTRACT §2 SessionOptions, after defaults). */
-export type SessionOptions = {
-  title?: string;
-  system?: string;
-  model?: Partial<ModelConfig>;
-  tools?: string[];
-  approvals?: { tool: string; match?: Record<string, string[]> }[];
-  offloadThresholdBytes?: number;
-  locationHint?: string;
-  /** The step budget (CONTRACT §6), 1–100000; default 1000. */
-  maxModelCallsPerTurn?: number;
-  jurisdiction?: string;
-};
-
-/** `argsDigest` (CONTRACT §7.17) is recorded with the request; older requests lack it. */
-export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown; argsDigest?: string };
-/** CONTRACT §7.11: which calls were re-run, which need review, which model calls were re-issued. */
-export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
-export type CloseReason = "completed" | "stopped" | "failed";
+export type {
+  CloseReason,
+  PendingApproval,
+  RecoveryNotice,
+  Session,
+  SessionOptions,
+  SessionStatus,
+} from "../contract/session";
 
 export type OpenTurn = TurnBudget & {
   turnId: string;
@@ -187,8 +184,6 @@ function addUsage(u: SessionSummary["usage"], t: TokenUsage): SessionSummary["us
   };
 }
 
-export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";
-
 /**
  * CONTRACT §2 Status, derived from the summary; `ownsRun` is false only between the object's
  * start and its first slice's decision (`recovering` is in memory only, CONTRACT §7.12).
@@ -204,7 +199,7 @@ export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => bool
 }
 
 /** The public `Session` shape (CONTRACT §2). */
-export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean) {
+export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean): Session {
   return {
     id: s.id,
     title: s.title,
@@ -227,7 +222,6 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     updatedAt: s.updatedAt,
   };
 }
-export type Session = ReturnType<typeof toSession>;
 
 /** CONTRACT §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
 function sessionWait(s: SessionSummary): SessionWait | null {

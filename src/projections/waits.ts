@@ -9,10 +9,9 @@
  */
 import type { Event } from "../log";
 
-export type WaitKind = "wait_for" | "budget" | "child";
+export type { SessionWait, WaitKind } from "../contract/session";
 
-/** CONTRACT §7.27: `Session.wait`. */
-export type SessionWait = { runId: string; waitId: string; kind: WaitKind; reason?: string; modelCalls?: number };
+import type { SessionWait, WaitKind } from "../contract/session";
 
 /** The wait as the summary keeps it: the public shape plus the call it answers, if any. */
 export type TurnWait = SessionWait & { callId?: string; invocationId?: string };

@@ -1,9 +1,9 @@
 /** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
 import { REQUEST_ID } from "../contract";
+import { stopChildrenDraft } from "../features/children/commands";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
 import { awaitsChild, projectRunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
-import { stopChildrenDraft } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";

@@ -1,11 +1,11 @@
 /** What the driver's modules share: the object's ports and the runtime's own state, behind one interface. */
 import type { ContextInput } from "../context";
+import type { ChildrenPort } from "../features/children/commands";
 import type { Event, EventDraft, EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import type { ToolDefinition } from "../tools/types";
-import type { ChildrenPort } from "./children";
 import type { FailpointEnv, FailpointId } from "./failpoints";
 import type { RuntimePolicy } from "./retry";
 
@@ -31,8 +31,6 @@ export type RuntimeDeps = {
   /** Called after every commit with the committed events and, when it changed, the new Session. */
   onCommit: (events: Event[], session: Session | null) => void;
   onDelta: (frame: DeltaFrame) => void;
-  /** Called inside the transaction that appended `events` (caches beside the log fold them there). */
-  onAppend?: (events: Event[]) => void;
   now?: () => number;
   /** Other session objects, for sub-sessions (absent: `spawn_session` answers unavailable). */
   children?: ChildrenPort;

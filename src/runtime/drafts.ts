@@ -2,6 +2,7 @@
  * Draft builders for every event the runtime appends. Pure: ids, clock values and the plan are
  * passed in, so each is table-tested in Node with hand-written logs.
  */
+import { argsDigest } from "../contract/digest";
 import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
@@ -91,9 +92,7 @@ export function invalidCallDrafts(
  * which is the blob's own sha256.
  */
 export function argsDigestOf(args: unknown): string {
-  const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
-  if (blob && typeof blob.sha256 === "string") return blob.sha256;
-  return sha256Hex(canonical(args ?? null));
+  return argsDigest(args, sha256Hex);
 }
 
 /** Approval request ids: derived from the turn and call, `apr_` + 24 hex. */

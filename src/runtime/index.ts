@@ -1,4 +1,17 @@
 /** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
+
+export { applyWorkEvents, catchUpWork, nextTriggerDue } from "../features/work/cache";
+export {
+  createTrigger,
+  deleteTrigger,
+  fireDueTriggers,
+  queuedRunReady,
+  runsOf,
+  startQueuedRun,
+  triggerExists,
+  triggersOf,
+} from "../features/work/commands";
+export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";
@@ -15,18 +28,7 @@ export {
   retryAt,
   sliceBackoff,
 } from "./retry";
-export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "./schedule";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
-export {
-  createTrigger,
-  deleteTrigger,
-  fireDueTriggers,
-  queuedRunReady,
-  runsOf,
-  startQueuedRun,
-  triggerExists,
-  triggersOf,
-} from "./triggers";
 export {
   beginWaitDraft,
   budgetWaitDraft,
@@ -37,4 +39,3 @@ export {
   waitHeadOf,
 } from "./wait-drafts";
 export { RUN_ID, turnOfRun } from "./waits";
-export { applyWorkEvents, catchUpWork, nextTriggerDue } from "./work-store";

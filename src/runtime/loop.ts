@@ -2,9 +2,10 @@
  * The thin driver (DESIGN §4): plan a step from the log, carry it out, repeat; arm the alarm
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
+
+import { outboxDelay, reattachChildren, stillWaitsForChild } from "../features/children/commands";
 import { projectRunState } from "../projections";
 import { parseToolArgs } from "../tools";
-import { outboxDelay, reattachChildren, stillWaitsForChild } from "./children";
 import type { RuntimeCtx } from "./deps";
 import {
   closeDraft,

@@ -3,6 +3,17 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
+import { FEATURES } from "../features";
+import {
+  type ChildReport,
+  type ChildSpawn,
+  childCreatedDraft,
+  deliverChildrenWork,
+  outboxDelay,
+  receiveChildReport,
+  sameSpawn,
+} from "../features/children/commands";
+import { type ForkPrefix, renderPrefix } from "../features/fork/facts";
 import { canonical, type Event, type EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
@@ -15,18 +26,8 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { type ForkPrefix, renderPrefix } from "../projections/fork";
-import { applyRecordEvents, callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
-import {
-  type ChildReport,
-  type ChildSpawn,
-  childCreatedDraft,
-  deliverChildrenWork,
-  outboxDelay,
-  receiveChildReport,
-  sameSpawn,
-} from "./children";
 import {
   appendMessage,
   createSession,
@@ -199,8 +200,7 @@ export class SessionRuntime implements RuntimeCtx {
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
-      this.deps.onAppend?.(evs);
-      applyRecordEvents(this.deps.sql, evs);
+      for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;

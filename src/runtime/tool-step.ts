@@ -1,8 +1,9 @@
 /** One tool step, carried out: T1, run, T2 (DESIGN §4), or a re-run after recovery with `toolRecovery: rerun`. */
+
+import { spawnChild } from "../features/children/commands";
 import type { CallState } from "../projections";
 import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse, utf8ByteLength } from "../tools";
 import type { ToolResult } from "../tools/types";
-import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
 import { failpoint } from "./failpoints";

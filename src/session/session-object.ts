@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
-import { ApiError, asResult, errorBody, mergeModel, type Result } from "../contract";
+import { ApiError, asResult, errorBody, type Result } from "../contract";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
+import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
-import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
+import { createConfiguredProvider, type ModelConfig, type ModelProvider, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import {
   createTrigger,
@@ -17,10 +20,7 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
-import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { failpoint } from "../runtime/failpoints";
-import { createFork, type ForkSource, readForkSource } from "../runtime/fork";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../runtime/records";
 import { type ExportConfig, exportConfig } from "../telemetry/export";
 import { exportClosedTurns, readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { readClientFrame } from "./frames";
@@ -46,9 +46,6 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Bench only (bench/runner.ts restart): when this object came up, by its own clock, to the bench.
-    const clock = (env as { HW_BENCH_CLOCK_URL?: string }).HW_BENCH_CLOCK_URL;
-    if (clock) void fetch(clock, { method: "POST", body: String(Date.now()) }).catch(() => undefined);
     // CONTRACT §7.26: an object never written stays unwritten (its tables are created in the
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {

@@ -3,14 +3,16 @@
  * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
  * trigger due) and the ports the runtime reaches out through.
  */
+
+import { FEATURES, featuresDue } from "../features";
+import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { applyWorkEvents, catchUpWork, nextAlarm, nextTriggerDue, SessionRuntime } from "../runtime";
+import { nextAlarm, SessionRuntime } from "../runtime";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
-import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -36,9 +38,9 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, oth
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
-  catchUpWork(sql, store, transactionSync);
+  for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
   const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, earliest(nextTriggerDue(sql), otherDues()));
+    const at = nextAlarm(loop, earliest(featuresDue(sql), otherDues()));
     return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
   };
   const runtime = new SessionRuntime({
@@ -48,7 +50,6 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, oth
     transactionSync,
     setAlarm: (at) => arm(at),
     deleteAlarm: () => arm(null),
-    onAppend: (events) => applyWorkEvents(sql, events),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),

@@ -1,3 +1,14 @@
+export { type SpawnSessionArgs, spawnSessionTool } from "../features/children/tool";
+export {
+  applyRecordEvents,
+  headSeq,
+  listRecords,
+  readRecord,
+  rebuildRecordCache,
+  type TopicListing,
+  topicState,
+} from "../features/records/cache";
+export { appendRecordEntryTool, readRecordTool, writeRecordTool } from "../features/records/tool";
 export {
   deleteFileTool,
   editFileTool,
@@ -15,22 +26,11 @@ export {
   makeHttpFetchTool,
 } from "./builtin/http-fetch";
 export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
-export { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
-export { type SpawnSessionArgs, spawnSessionTool } from "./builtin/spawn-session";
 export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
 export { waitForTool } from "./builtin/wait-for";
 export { isUrlAllowed, parseAllowedHosts } from "./hosts";
 export { archiveRef, makePlaceholder, type OffloadPlaceholder, PREVIEW_BYTES, serializeToolResponse } from "./offload";
 export { normalizeWorkspaceDir, normalizeWorkspacePath, type PathResult } from "./paths";
-export {
-  applyRecordEvents,
-  headSeq,
-  listRecords,
-  readRecord,
-  rebuildRecordCache,
-  type TopicListing,
-  topicState,
-} from "./records-cache";
 export {
   type AnyTool,
   type ApprovalRule,

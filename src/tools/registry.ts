@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { FEATURES } from "../features";
+import { setSpawnableTools } from "../features/children/tool";
 import {
   deleteFileTool,
   editFileTool,
@@ -9,8 +11,6 @@ import {
 } from "./builtin/files";
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
-import { appendRecordEntryTool, readRecordTool, writeRecordTool } from "./builtin/records";
-import { setSpawnableTools, spawnSessionTool } from "./builtin/spawn-session";
 import { waitForTool } from "./builtin/wait-for";
 import type { ToolDefinition } from "./types";
 
@@ -30,10 +30,7 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
-      readRecordTool,
-      writeRecordTool,
-      appendRecordEntryTool,
-      spawnSessionTool,
+      ...FEATURES.flatMap((f) => f.tools ?? []),
     ].map((t) => [t.name, t]),
   ),
 );
@@ -56,7 +53,9 @@ export function enabledTools(names?: string[], registry: Readonly<Record<string,
   return all.filter((t) => wanted.has(t.name));
 }
 
-export type ToolSpec = { name: string; description: string; parameters: Record<string, unknown> };
+export type { ToolSpec } from "../contract/model";
+
+import type { ToolSpec } from "../contract/model";
 
 const specCache = new WeakMap<AnyTool, ToolSpec>();
 

@@ -13,7 +13,9 @@ export type FileRow = {
 };
 
 /** What a listing shows about a file. */
-export type FileEntry = { path: string; bytes: number; updatedAt: string };
+export type { FileEntry } from "../contract/reads";
+
+import type { FileEntry } from "../contract/reads";
 
 const encoder = new TextEncoder();
 

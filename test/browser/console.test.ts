@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type Event, HighwaterClient, type ServerFrame, type WebSocketLike } from "../../src/client";
+import { eventKind } from "../../src/contract/kinds";
 import {
   makePersistDir,
   REPO_ROOT,
@@ -309,7 +310,9 @@ describe("browser console", () => {
     const firstRow = (await rows.first().locator("td").allTextContents()).map((t) => t.trim());
     expect(firstRow[0]).toBe("1");
     expect(firstRow[2]).toBe("runtime");
-    expect(firstRow[3]).toContain("stateDelta.session");
+    // The kind the log stores for it, one definition for the Worker and the console.
+    expect(firstRow[3]).toContain(eventKind(all[0]!));
+    expect(firstRow[3]).toMatch(/^state/);
     expect(firstRow[4]).toBe(all[0]!.digest.slice(0, 12));
     await page.getByRole("button", { name: "Verify" }).click();
     await page.locator(".verify.ok", { hasText: `✓ verified ${all.length} events` }).waitFor();

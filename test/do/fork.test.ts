@@ -6,10 +6,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createFork, type ForkSource, readForkSource } from "../../src/features/fork/commands";
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
 import { SessionRuntime } from "../../src/runtime";
-import { createFork, type ForkSource, readForkSource } from "../../src/runtime/fork";
 import { applyMigrations } from "../../src/storage";
 import { listFiles, readFileRow } from "../../src/tools";
 import { type Step, scriptedProvider, withSession } from "./context-harness";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { foldWorkspace, renderPrefix, resolveWith } from "../../src/features/fork/facts";
+import { decideEntry, decideRevision, TOPIC } from "../../src/features/records/facts";
 import type { Event } from "../../src/log";
-import { foldWorkspace, renderPrefix, resolveWith } from "../../src/projections/fork";
-import { decideEntry, decideRevision, TOPIC } from "../../src/projections/records";
 
 describe("record decisions", () => {
   const fresh = { revision: 0, coversEntry: 0, entries: 0 };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { type RunRow, reduceRun, reduceTrigger, type TriggerRow, toRun } from "../../src/features/work/facts";
+import { type FiringView, firingDrafts, planFirings, runInputDraft } from "../../src/features/work/firings";
+import { nextDue } from "../../src/features/work/schedule";
 import type { Event, EventDraft } from "../../src/log";
-import { type RunRow, reduceRun, reduceTrigger, type TriggerRow, toRun } from "../../src/projections/runs";
-import { type FiringView, firingDrafts, planFirings, runInputDraft } from "../../src/runtime/firings";
-import { nextDue } from "../../src/runtime/schedule";
 
 /** The runs and triggers projections folded over hand-written logs, as the object folds them. */
 function fold() {

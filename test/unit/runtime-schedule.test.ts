@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cronProblem, nextAlarm, nextDue } from "../../src/runtime/schedule";
+import { cronProblem, nextAlarm, nextDue } from "../../src/features/work/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 

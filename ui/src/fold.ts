@@ -266,22 +266,3 @@ export function formatBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
-
-/** What kind of event a log row is, for the raw log (the first that applies). */
-export function eventKind(e: Event): string {
-  const a = e.actions ?? {};
-  if (e.content) return e.content.type;
-  for (const k of [
-    "permissionRequest",
-    "permissionDecision",
-    "toolDispatch",
-    "toolRecovery",
-    "modelRequest",
-    "turnClose",
-    "tokenUsage",
-  ] as const)
-    if (a[k]) return k;
-  const keys = Object.keys(a.stateDelta ?? {});
-  if (keys.length) return `stateDelta.${keys[0]}`;
-  return "event";
-}

@@ -19,8 +19,9 @@ import {
   type Trigger,
   type VerifyResult,
 } from "../../src/client";
-import { canonical } from "../../src/log/canonical";
-import { applyDelta, eventKind, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
+import { argsDigest } from "../../src/contract/digest";
+import { eventKind } from "../../src/contract/kinds";
+import { applyDelta, formatBytes, formatDuration, SessionFold, type ShownItem, type Streamed } from "./fold";
 import { timelineView } from "./timeline";
 
 /** The page folds at most this many recent events, like `GET /transcript`. */
@@ -67,7 +68,7 @@ export function mountSession(deps: SessionPageDeps): () => void {
   const fold = new SessionFold();
   const streaming = new Map<string, Streamed>();
   const itemCache = new Map<string, { rev: number; actionable: boolean; tpl: TemplateResult }>();
-  const digests = new Map<string, string | null | "pending">();
+  const digests = new Map<string, string>();
   let session: Session | null = null;
   let conn: Connection | null = null;
   let connState: string = "connecting";
@@ -645,8 +646,8 @@ export function mountSession(deps: SessionPageDeps): () => void {
       // sent is the one computed here from the arguments shown, checked against the server's.
       const bytes = new TextEncoder().encode(JSON.stringify(item.args) ?? "").length;
       const shown = shownDigest(approval.requestId, item.args);
-      const mismatch = typeof shown === "string" && shown !== approval.argsDigest;
-      const digest = typeof shown === "string" ? shown : approval.argsDigest;
+      const mismatch = shown !== approval.argsDigest;
+      const digest = shown;
       return html`<li class="item tool approval-card" data-seq=${item.seq} data-state=${item.state}>
         <div class="tool-head">${head}</div>
         <div class="block">
@@ -677,27 +678,13 @@ export function mountSession(deps: SessionPageDeps): () => void {
     </li>`;
   }
 
-  /**
-   * sha256 of the canonical JSON of the arguments as shown (CONTRACT §7.17), computed once per
-   * approval; `null` where the page cannot hash (no WebCrypto outside a secure context).
-   */
-  function shownDigest(requestId: string, args: unknown): string | null | "pending" {
+  /** The args digest of the arguments as shown (docs/API.md), computed once per approval. */
+  function shownDigest(requestId: string, args: unknown): string {
     const known = digests.get(requestId);
     if (known !== undefined) return known;
-    digests.set(requestId, "pending");
-    const blob = (args as { $blob?: { sha256?: unknown } } | null)?.$blob;
-    const done = (d: string | null) => {
-      digests.set(requestId, d);
-      schedule();
-    };
-    if (blob && typeof blob.sha256 === "string") done(blob.sha256);
-    else if (!crypto.subtle) done(null);
-    else
-      crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical(args ?? null))).then(
-        (buf) => done(Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("")),
-        () => done(null),
-      );
-    return "pending";
+    const digest = argsDigest(args);
+    digests.set(requestId, digest);
+    return digest;
   }
 
   // ---- Context ---------------------------------------------------------------------------

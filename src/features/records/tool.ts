@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { decideEntry, decideRevision, MAX_RECORD_BYTES, MAX_REFS, TOPIC } from "../../projections/records";
-import { headSeq, readRecord, topicState } from "../records-cache";
-import type { ToolDefinition } from "../types";
-import { toolError, utf8ByteLength } from "./text";
+import { toolError, utf8ByteLength } from "../../tools/builtin/text";
+import type { ToolDefinition } from "../../tools/types";
+import { headSeq, readRecord, topicState } from "./cache";
+import { decideEntry, decideRevision, MAX_RECORD_BYTES, MAX_REFS, TOPIC } from "./facts";
 
 const topicArg = z
   .string()

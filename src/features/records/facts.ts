@@ -3,7 +3,7 @@
  * revisions and its entries are append-only. Each is one `stateDelta` (`recordRevision` or
  * `recordEntry`) on an event; the decisions here are pure and take the topic's current state.
  */
-import type { Event } from "../log";
+import type { Event } from "../../log";
 
 /** Topic names: a letter or digit, then up to 63 of `[A-Za-z0-9._-]` (never `.`/`..`, safe in a URL path). */
 export const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -14,14 +14,7 @@ export const MAX_RECORD_BYTES = 262_144;
 
 export type RecordRevision = { topic: string; revision: number; content: string; coversEntry: number };
 export type RecordEntryFact = { topic: string; entry: number; text: string; refs: number[] };
-export type RecordEntry = { id: number; text: string; refs: number[]; seq: number; at: string };
-export type RecordView = {
-  topic: string;
-  revision: number;
-  content: string;
-  coversEntry: number;
-  uncovered: RecordEntry[];
-};
+export type { RecordEntry, RecordView } from "../../contract/records";
 export type TopicState = { revision: number; coversEntry: number; entries: number };
 
 export type RecordDecision<T> =

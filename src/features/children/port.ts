@@ -1,6 +1,6 @@
-import type { Result } from "../contract";
-import type { ChildrenPort } from "../runtime/children";
-import type { SessionObject } from "./session-object";
+import type { Result } from "../../contract";
+import type { SessionObject } from "../../session/session-object";
+import type { ChildrenPort } from "./commands";
 
 /** A child's name: derived from the parent and the callId, so a re-dispatch finds the same child. */
 export function childName(parentId: string, callId: string): string {

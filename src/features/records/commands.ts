@@ -1,8 +1,9 @@
 /** Work-record commands from outside the loop (HTTP): each revision or entry is a hidden event first. */
-import { decideEntry, decideRevision, type RecordDecision, type RecordEntry } from "../projections/records";
-import { listRecords, readRecord, topicState } from "../tools";
-import type { RuntimeCtx } from "./deps";
-import { ApiError } from "./errors";
+
+import type { RuntimeCtx } from "../../runtime/deps";
+import { ApiError } from "../../runtime/errors";
+import { listRecords, readRecord, topicState } from "../../tools";
+import { decideEntry, decideRevision, type RecordDecision, type RecordEntry } from "./facts";
 
 function unwrapDecision<T>(d: RecordDecision<T>): T {
   if (!d.ok) throw new ApiError(d.code, d.message);

@@ -3,9 +3,9 @@
  * `recordRevision`/`recordEntry` event, read by the routes and the record tools. The log is the
  * truth: `rebuildRecordCache` refolds it.
  */
-import type { Event } from "../log";
-import { type RecordEntry, type RecordView, recordFactOf, type TopicState } from "../projections/records";
-import { rows, run, type SqlLike } from "../storage/sql";
+import type { Event } from "../../log";
+import { rows, run, type SqlLike } from "../../storage/sql";
+import { type RecordEntry, type RecordView, recordFactOf, type TopicState } from "./facts";
 
 /** Writes the cache rows for the record facts among `events` (call inside their commit). */
 export function applyRecordEvents(sql: SqlLike, events: Pick<Event, "seq" | "at" | "actions">[]): void {

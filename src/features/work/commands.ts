@@ -3,13 +3,10 @@
  * (CONTRACT §6, §7.32). Decisions are `planFirings`'s; this file reads the cached tables,
  * commits drafts and says whether the loop has work.
  */
-import type { EventDraft } from "../log";
-import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "../projections/runs";
-import type { SqlLike } from "../storage";
-import type { RuntimeCtx } from "./deps";
-import { ApiError } from "./errors";
-import { firingDrafts, planFirings, runInputDraft } from "./firings";
-import { TRIGGER_NAME } from "./schedule";
+import type { EventDraft } from "../../log";
+import type { RuntimeCtx } from "../../runtime/deps";
+import { ApiError } from "../../runtime/errors";
+import type { SqlLike } from "../../storage/sql";
 import {
   dueTriggers,
   hasUnfinishedRun,
@@ -18,7 +15,10 @@ import {
   listTriggers,
   oldestQueuedRun,
   readTrigger,
-} from "./work-store";
+} from "./cache";
+import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "./facts";
+import { firingDrafts, planFirings, runInputDraft } from "./firings";
+import { TRIGGER_NAME } from "./schedule";
 
 const RUNS_PAGE = 500;
 

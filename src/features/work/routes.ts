@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../contract";
+import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
+import { readJson, readNoBody } from "../../http/body";
+import { resource } from "../../http/routing";
+import { parseInput } from "../../http/schemas";
+import { parsedBody } from "../../http/turns";
+import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 // The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
-import { cronProblem, TRIGGER_NAME } from "../runtime/schedule";
-import { readJson, readNoBody } from "./body";
-import { resource } from "./routing";
-import { parseInput } from "./schemas";
-import { parsedBody } from "./turns";
-import { callerOf, type EdgeApp, type EdgeContext } from "./types";
+import { cronProblem, TRIGGER_NAME } from "./schedule";
 
 /** CONTRACT §6: sources and trigger names share one pattern. */
 const NAME = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9._-]{1,64}");

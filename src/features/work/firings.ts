@@ -3,8 +3,8 @@
  * they left unfinished and whether a turn is open, what each firing does. Pure; the driver
  * (`triggers.ts`) commits the drafts it returns.
  */
-import type { EventDraft } from "../log";
-import type { RunRow, TriggerFired, TriggerRow } from "../projections/runs";
+import type { EventDraft } from "../../log";
+import type { RunRow, TriggerFired, TriggerRow } from "./facts";
 
 export type FiringView = {
   now: number;

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { ApiError, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../contract";
-import { MAX_RECORD_BYTES, MAX_REFS, TOPIC } from "../projections/records";
-import { readJson } from "./body";
-import { resource } from "./routing";
-import { parseInput } from "./schemas";
-import { callerOf, type EdgeApp, type EdgeContext } from "./types";
+import { ApiError, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
+import { readJson } from "../../http/body";
+import { resource } from "../../http/routing";
+import { parseInput } from "../../http/schemas";
+import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
+import { MAX_RECORD_BYTES, MAX_REFS, TOPIC } from "./facts";
 
 const content = z
   .string()

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ToolDefinition } from "../types";
-import { toolError } from "./text";
+import { toolError } from "../../tools/builtin/text";
+import type { ToolDefinition } from "../../tools/types";
 
 /** CONTRACT §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;

@@ -4,10 +4,11 @@
  * share one `skipped` run with a `count`. Pure reducers: the rows they return are cached in
  * SQLite beside the log and can be rebuilt by folding the log again.
  */
-import type { Event } from "../log";
+import type { Event } from "../../log";
 
-export type RunState = "running" | "waiting" | "completed" | "skipped";
-export type RunOutcome = "completed" | "stopped" | "failed";
+export type { Run, RunOutcome, RunState, Trigger, TriggerSchedule } from "../../contract/work";
+
+import type { Run, RunOutcome, RunState, Trigger, TriggerSchedule } from "../../contract/work";
 
 export type RunRow = {
   runId: string;
@@ -24,8 +25,6 @@ export type RunRow = {
   /** Seq of the run's first event: newest first means highest first. */
   seq: number;
 };
-
-export type TriggerSchedule = { everySeconds: number } | { cron: string } | { at: string };
 
 export type TriggerRow = {
   name: string;
@@ -133,7 +132,7 @@ export function reduceTrigger(
 }
 
 /** The public `Run` (CONTRACT §6). */
-export function toRun(r: RunRow) {
+export function toRun(r: RunRow): Run {
   return {
     runId: r.runId,
     trigger: r.trigger,
@@ -144,10 +143,9 @@ export function toRun(r: RunRow) {
     ...(r.state === "skipped" ? { count: r.count } : {}),
   };
 }
-export type Run = ReturnType<typeof toRun> & { waitId?: string };
 
 /** The public `Trigger` (CONTRACT §6). */
-export function toTrigger(t: TriggerRow) {
+export function toTrigger(t: TriggerRow): Trigger {
   return {
     name: t.name,
     text: t.text,
@@ -155,4 +153,3 @@ export function toTrigger(t: TriggerRow) {
     nextAt: t.nextAt === null ? null : new Date(t.nextAt).toISOString(),
   };
 }
-export type Trigger = ReturnType<typeof toTrigger>;

@@ -3,8 +3,8 @@
  * replayed from the file tools' calls and their `ok` outcomes, and the prefix a fork's model
  * context starts from. Pure: blob bytes are resolved by the caller.
  */
-import { type Event, isBlobRef } from "../log";
-import type { NeutralMessage } from "../model/types";
+import { type Event, isBlobRef } from "../../log";
+import type { NeutralMessage } from "../../model/types";
 
 /** The workspace as a fork holds it: path → content. */
 export type Workspace = Record<string, string>;

@@ -4,9 +4,9 @@
  * `forkedFrom`, seq 2 the hidden `forkPrefix` blob, then each call left unanswered at
  * `throughSeq` copied and answered, and the copied open turn closed `stopped`.
  */
-import { parseCheckpointPayload } from "../context/checkpoint";
-import { placeholderMap } from "../context/next-context";
-import { type Event, type EventDraft, isBlobRef } from "../log";
+import { parseCheckpointPayload } from "../../context/checkpoint";
+import { placeholderMap } from "../../context/next-context";
+import { type Event, type EventDraft, isBlobRef } from "../../log";
 import {
   buildModelMessages,
   projectRunState,
@@ -14,12 +14,12 @@ import {
   type Session,
   type SessionCreated,
   type SessionSummary,
-} from "../projections";
-import { type ForkPrefix, foldWorkspace, resolveWith } from "../projections/fork";
-import { applyFileChanges, normalizeWorkspacePath } from "../tools";
-import type { RuntimeCtx } from "./deps";
-import { type Base, closeDraft, rejectedDraft, responseDraft } from "./drafts";
-import { ApiError } from "./errors";
+} from "../../projections";
+import type { RuntimeCtx } from "../../runtime/deps";
+import { type Base, closeDraft, rejectedDraft, responseDraft } from "../../runtime/drafts";
+import { ApiError } from "../../runtime/errors";
+import { applyFileChanges, normalizeWorkspacePath } from "../../tools";
+import { type ForkPrefix, foldWorkspace, resolveWith } from "./facts";
 
 export type ForkedFrom = { sessionId: string; throughSeq: number; digest: string };
 

@@ -1,12 +1,12 @@
 /**
  * The `triggers` and `runs` tables (migration 0003): caches of the log, kept by folding each
- * committed event with the pure reducers of `projections/runs.ts` inside the commit's
+ * committed event with the pure reducers of `./facts.ts` inside the commit's
  * transaction, and rebuilt from the log when they are behind it.
  */
 import { z } from "zod";
-import type { Event, EventStore } from "../log";
-import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "../projections/runs";
-import { rows, run, type SqlLike } from "../storage";
+import type { Event, EventStore } from "../../log";
+import { rows, run, type SqlLike } from "../../storage/sql";
+import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "./facts";
 import { nextDue } from "./schedule";
 
 const Schedule = z.union([

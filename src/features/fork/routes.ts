@@ -1,13 +1,12 @@
 import { z } from "zod";
-import { unwrap } from "../contract";
-import type { Session } from "../projections";
-import type { ForkSource } from "../runtime/fork";
-import { readJson } from "./body";
-import { createRegistered } from "./create-session";
-import { resource } from "./routing";
-import { parseInput } from "./schemas";
-import { mintSessionId } from "./sessions";
-import { callerOf, directoryOf, type EdgeApp } from "./types";
+import { unwrap } from "../../contract";
+import { readJson } from "../../http/body";
+import { createRegistered, mintSessionId } from "../../http/create-session";
+import { resource } from "../../http/routing";
+import { parseInput } from "../../http/schemas";
+import { callerOf, directoryOf, type EdgeApp } from "../../http/types";
+import type { Session } from "../../projections";
+import type { ForkSource } from "./commands";
 
 /** CONTRACT §7.30: only `throughSeq`; its range (1..highWater) is the parent's to check. */
 export const ForkBody = z.strictObject({ throughSeq: z.number().int() });

@@ -1,5 +1,5 @@
-import { DEFAULT_MODEL_NAMES, defaultMaxOutputTokens } from "../model/credentials";
-import type { ModelConfig } from "../model/types";
+import { DEFAULT_MODEL_NAMES, defaultMaxOutputTokens } from "./credentials";
+import type { ModelConfig } from "./types";
 
 /**
  * Applies model options (at creation or PATCH) to a base model. A new provider without a

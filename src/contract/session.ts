@@ -1,0 +1,69 @@
+/** The `Session` resource and what it is created with (docs/API.md). */
+import type { ModelConfig } from "./model";
+
+/** The location hints a session may ask for; anything else is 400. */
+export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+/** The jurisdictions a session object may be created in, and never leave. */
+export const JURISDICTIONS = ["eu", "fedramp"] as const;
+
+/** An approval rule: calls of `tool` whose args match (every key, any listed value) wait for a human. */
+export type ApprovalRule = { tool: string; match?: Record<string, string[]> };
+
+/** What `POST /v1/sessions` takes, and what seq 1 records. */
+export type SessionOptions = {
+  title?: string;
+  system?: string;
+  model?: Partial<ModelConfig>;
+  tools?: string[];
+  approvals?: ApprovalRule[];
+  offloadThresholdBytes?: number;
+  locationHint?: string;
+  /** The step budget, 1–100000; default 1000. */
+  maxModelCallsPerTurn?: number;
+  jurisdiction?: string;
+};
+
+export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";
+export type CloseReason = "completed" | "stopped" | "failed";
+
+/** `argsDigest` is recorded with the request; older requests lack it. */
+export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown; argsDigest?: string };
+/** Which calls were re-run, which need review, which model calls were re-issued. */
+export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
+
+export type WaitKind = "wait_for" | "budget" | "child";
+/** `Session.wait`: what the open turn waits for. */
+export type SessionWait = { runId: string; waitId: string; kind: WaitKind; reason?: string; modelCalls?: number };
+
+export type Usage = { inputTokens: number; outputTokens: number; cachedInputTokens: number };
+export type ForkedFrom = { sessionId: string; throughSeq: number; digest: string };
+
+/** The public `Session`. */
+export type Session = {
+  id: string;
+  title: string | null;
+  parentId: string | null;
+  status: SessionStatus;
+  openTurn: boolean;
+  highWater: number;
+  headDigest: string;
+  model: ModelConfig;
+  pendingApprovals: (PendingApproval & { argsDigest: string })[];
+  recoveryNotice: RecoveryNotice | null;
+  usage: Usage;
+  maxModelCallsPerTurn: number;
+  wait: SessionWait | null;
+  /** Where the session lives, as recorded in seq 1. */
+  placement: { locationHint: string | null; jurisdiction: string | null };
+  /** Fork lineage: the parent and the seq this session was forked at, else null. */
+  forkedFrom: ForkedFrom | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** `PATCH /v1/sessions/:id`. */
+export type SessionPatch = { title?: string | null; model?: Partial<ModelConfig>; maxModelCallsPerTurn?: number };
+/** `POST /approvals/:requestId`. */
+export type DecisionBody = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
+/** `POST /recovery-notice/dismiss`. */
+export type DismissBody = { atSeq: number };

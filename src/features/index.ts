@@ -1,0 +1,22 @@
+/** Every feature beyond a turn, in mounting order (routes, then tools as the model sees them). */
+
+import type { SqlLike } from "../storage/sql";
+import { children } from "./children";
+import { fork } from "./fork";
+import { records } from "./records";
+import type { Feature } from "./types";
+import { work } from "./work";
+
+export type { Feature } from "./types";
+
+export const FEATURES: readonly Feature[] = [work, records, children, fork];
+
+/** The earliest time any feature needs the alarm, or null. */
+export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {
+  let due: number | null = null;
+  for (const f of features) {
+    const at = f.nextDue?.(sql) ?? null;
+    if (at !== null && (due === null || at < due)) due = at;
+  }
+  return due;
+}
