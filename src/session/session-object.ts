@@ -41,6 +41,8 @@ export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
   readonly #rate = new RateWindow();
+  /** The trace collector from the environment, read once (undefined: not read yet). */
+  #exportConfig: ExportConfig | null | undefined;
   /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
   #arm: (loop: number | null) => Promise<void> = async () => {};
 
@@ -102,13 +104,13 @@ export class SessionObject extends DurableObject<Env> {
    * configured in the environment and the object's outbound fetch; null when none is set up.
    */
   protected traceExporter(): { config: ExportConfig; fetch: typeof fetch } | null {
-    const config = exportConfig(this.env as unknown as Record<string, unknown>);
-    if (!config) return null;
-    if ("error" in config) {
-      console.error(`highwater: trace export is off: ${config.error}`);
-      return null;
+    if (this.#exportConfig === undefined) {
+      const config = exportConfig(this.env as unknown as Record<string, unknown>);
+      if (config && "error" in config) console.error(`highwater: trace export is off: ${config.error}`);
+      this.#exportConfig = config && !("error" in config) ? config : null;
     }
-    return { config, fetch: (i, init) => fetch(i, init) };
+    const config = this.#exportConfig;
+    return config ? { config, fetch: (i, init) => fetch(i, init) } : null;
   }
 
   /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
