@@ -7,6 +7,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
+import type { SqlLike } from "../../src/storage";
+import { readTurnTrace } from "../../src/telemetry/outbox";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
 
@@ -102,5 +104,37 @@ describe("the export outbox", () => {
     expect(posts.map((p) => p.status)).toEqual([503, 503, 200, 200]);
     const second = await api(`/v1/sessions/${s.id}/trace`);
     expect(posts[3]!.body).toBe(JSON.stringify(second.body));
+  });
+});
+
+describe("a trace reads only its turn", () => {
+  /** Rows SQLite visited to build the last turn's trace, through the object's own storage. */
+  async function rowsReadForLastTrace(id: string): Promise<number> {
+    return runInDurableObject(stubOf(id), (_instance, state) => {
+      const cursors: { rowsRead: number }[] = [];
+      const counting = {
+        exec(query: string, ...bindings: unknown[]) {
+          const cursor = state.storage.sql.exec(query, ...bindings);
+          cursors.push(cursor);
+          return cursor;
+        },
+      } as unknown as SqlLike;
+      readTurnTrace(counting, id, null);
+      return cursors.reduce((n, c) => n + c.rowsRead, 0);
+    });
+  }
+
+  it("300 events before the turn cost it no more rows than none", async () => {
+    const small = await createSession({ title: "small" });
+    await turn(small.id, "write a haiku about logs");
+    const large = await createSession({ title: "large" });
+    for (let i = 0; i < 300; i++)
+      expect((await api(`/v1/sessions/${large.id}`, { method: "PATCH", json: { title: `t${i}` } })).status).toBe(200);
+    await turn(large.id, "write a haiku about logs");
+    const [a, b] = [await rowsReadForLastTrace(small.id), await rowsReadForLastTrace(large.id)];
+    expect(b).toBeLessThan(a + 10);
+    // And the answer over HTTP is the same trace shape for both.
+    const spans = spansOf((await api(`/v1/sessions/${large.id}/trace`)).body);
+    expect(spans.length).toBe(spansOf((await api(`/v1/sessions/${small.id}/trace`)).body).length);
   });
 });
