@@ -131,6 +131,14 @@ export class SessionObject extends DurableObject<Env> {
     await this.#exportTraces();
   }
 
+  /**
+   * A turn closed outside a slice (a stop): the outbox is due, and whatever the alarm holds (a
+   * lease, a retry) stays if it comes first.
+   */
+  async #armExport(): Promise<void> {
+    if (this.traceExporter()) await this.#arm(await this.ctx.storage.getAlarm());
+  }
+
   /** The trace-export outbox: closed turns go to the collector; a refusal is retried by the alarm. */
   async #exportTraces(): Promise<void> {
     const exporter = this.traceExporter();
@@ -217,6 +225,7 @@ export class SessionObject extends DurableObject<Env> {
       const { runtime } = this.#admit(caller);
       const session = runtime.stop();
       await this.#afterTurn(runtime);
+      await this.#armExport();
       return session;
     });
   }
@@ -572,9 +581,11 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The parent's stop of this child (CONTRACT §6: stopping the parent stops its children). */
   stopFromParent(): Promise<Result<Session>> {
-    return asResult(() => {
+    return asResult(async () => {
       if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
-      return this.#runtime.stop();
+      const session = this.#runtime.stop();
+      await this.#armExport();
+      return session;
     });
   }
 }

@@ -107,6 +107,31 @@ describe("the export outbox", () => {
   });
 });
 
+describe("a turn closed by a stop", () => {
+  it("is exported too, though no slice ran after it (the stop arms the outbox)", async () => {
+    const s = await createSession({ approvals: [{ tool: "write_file" }] });
+    const posts: string[] = [];
+    await runInDurableObject(stubOf(s.id), (instance) => {
+      (instance as unknown as { traceExporter: () => unknown }).traceExporter = () => ({
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: async (_url: string, init: RequestInit) => {
+          posts.push(String(init.body));
+          return new Response("{}", { status: 200 });
+        },
+      });
+    });
+    await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "remember the milk" } });
+    await settledTo(s.id, (x) => x.status === "waiting_approval");
+    expect((await api(`/v1/sessions/${s.id}/stop`, { method: "POST" })).status).toBe(200);
+    for (let i = 0; i < 200 && posts.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(posts).toHaveLength(1);
+    const trace = JSON.parse(posts[0]!);
+    const root = spansOf(trace)[0];
+    expect(root.attributes).toContainEqual({ key: "highwater.turn.outcome", value: { stringValue: "stopped" } });
+    expect(trace).toEqual((await api(`/v1/sessions/${s.id}/trace`)).body);
+  });
+});
+
 describe("a trace reads only its turn", () => {
   /** Rows SQLite visited to build the last turn's trace, through the object's own storage. */
   async function rowsReadForLastTrace(id: string): Promise<number> {
