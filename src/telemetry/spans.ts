@@ -5,6 +5,7 @@
  * the same bytes, because every id is derived from the session, the turn and a seq, and every
  * time is an event's `at`. Only references and counts go in, never text, arguments or results.
  */
+import type { OtlpAttribute, OtlpSpan, OtlpSpanEvent, OtlpTrace } from "../contract/trace";
 import type { Event } from "../log";
 import { sha256Hex } from "../log/hash";
 
@@ -16,33 +17,7 @@ export type TraceOptions = {
   model: { provider: string; name: string };
 };
 
-export type OtlpValue =
-  | { stringValue: string }
-  | { intValue: number }
-  | { boolValue: boolean }
-  | { arrayValue: { values: OtlpValue[] } };
-export type OtlpAttribute = { key: string; value: OtlpValue };
-export type OtlpSpanEvent = { timeUnixNano: string; name: string; attributes: OtlpAttribute[] };
-export type OtlpSpan = {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  /** 1 internal, 3 client (OTLP `SpanKind`). */
-  kind: 1 | 3;
-  startTimeUnixNano: string;
-  endTimeUnixNano: string;
-  attributes: OtlpAttribute[];
-  events: OtlpSpanEvent[];
-  /** 0 unset, 2 error (OTLP `StatusCode`). */
-  status: { code: 0 | 2; message?: string };
-};
-export type OtlpTrace = {
-  resourceSpans: {
-    resource: { attributes: OtlpAttribute[] };
-    scopeSpans: { scope: { name: string; version: string }; spans: OtlpSpan[] }[];
-  }[];
-};
+export type { OtlpAttribute, OtlpSpan, OtlpSpanEvent, OtlpTrace, OtlpValue } from "../contract/trace";
 
 export const SCOPE = { name: "highwater", version: "1" };
 
