@@ -16,6 +16,8 @@ declare namespace Cloudflare {
     MODEL_CONTEXT_WINDOW?: string;
     MODEL_MAX_OUTPUT_TOKENS?: string;
     HTTP_TOOL_ALLOWED_HOSTS?: string;
+    /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
+    HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;
     RATE_LIMIT_PER_MINUTE?: string;
     /** docs/API.md#sending-traces-to-a-collector: the OTLP/HTTP collector closed turns' traces go to. */

@@ -1,18 +1,7 @@
-import { env } from "cloudflare:workers";
-import { createApp } from "./http";
-import { describeDefaultProvider } from "./model";
+import { createHighwater } from "./index";
 
-export { DirectoryObject, SessionObject } from "./session";
+/** The repository's own deployment: highwater with the built-in tools only. */
+const highwater = createHighwater();
 
-// The start log says which provider sessions default to, and why when it fell back to demo.
-try {
-  console.log(describeDefaultProvider(env));
-} catch (err) {
-  console.error(`highwater: model configuration: ${(err as Error).message}`);
-}
-
-const app = createApp();
-
-export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
-} satisfies ExportedHandler<Env>;
+export const { SessionObject, DirectoryObject } = highwater;
+export default highwater.default;

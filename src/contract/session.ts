@@ -3,8 +3,8 @@ import type { ModelConfig } from "./model";
 
 /** The location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
-/** The jurisdictions a session object may be created in, and never leave. */
-export const JURISDICTIONS = ["eu", "fedramp"] as const;
+/** The jurisdictions a session object may be created in, and never leave (Cloudflare added `us` in 2026). */
+export const JURISDICTIONS = ["eu", "fedramp", "us"] as const;
 
 /** An approval rule: calls of `tool` whose args match (every key, any listed value) wait for a human. */
 export type ApprovalRule = { tool: string; match?: Record<string, string[]> };

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
+import { chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
@@ -33,6 +34,7 @@ export function createApp() {
   socketRoutes(app);
   resumeRoutes(app);
   for (const feature of FEATURES) feature.routes?.(app);
+  chatRoutes(app);
 
   app.notFound(answerNotFound);
   app.onError(answerError);

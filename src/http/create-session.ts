@@ -1,4 +1,5 @@
 import { ApiError, type Result } from "../contract";
+import type { Jurisdiction } from "./schemas";
 
 /**
  * Creates a session so that it is never unreachable (CONTRACT §2): the id is registered in
@@ -27,7 +28,7 @@ export async function createRegistered<T>(steps: {
  * Local workerd implements no jurisdictions: there it is 400, unless the test-only
  * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
  */
-export function mintSessionId(env: Env, jurisdiction: "eu" | "fedramp" | undefined) {
+export function mintSessionId(env: Env, jurisdiction: Jurisdiction | undefined) {
   if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
   try {
     const namespace = env.SESSIONS.jurisdiction(jurisdiction);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, describeIssues, IdempotencyKey, MessageText } from "../contract";
+import { ApiError, describeIssues, IdempotencyKey, JURISDICTIONS, MessageText } from "../contract";
 import { PROVIDERS } from "../model/types";
 
 const ModelOptions = z.strictObject({
@@ -16,8 +16,7 @@ export const ApprovalRule = z.strictObject({
 
 /** CONTRACT §7.24: the location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
-/** CONTRACT §2: the jurisdictions a session object may be created in, and never leave. */
-export const JURISDICTIONS = ["eu", "fedramp"] as const;
+export type Jurisdiction = (typeof JURISDICTIONS)[number];
 
 export const SessionOptions = z.strictObject({
   title: z.string().max(500).optional(),

@@ -11,7 +11,7 @@ export type EdgeVariables = {
   bodyUnreadable: boolean;
   /** The session named by the path, set by the session lookup on `/v1/sessions/:id/*`; the object checks the owner. */
   session: DurableObjectStub<SessionObject>;
-  /** Set when the rate limit is enforced by the object a request reaches, not by a binding (CONTRACT §7.25). */
+  /** The `RATE_LIMIT_PER_MINUTE` in force, set by the rate limit; a WebSocket's frames count against it too. */
   ratePerMinute: number | undefined;
   /** Set once a route has called the session object (which then decided ownership itself). */
   askedObject: boolean;
@@ -35,6 +35,5 @@ export function directoryIdOf(env: Env, principal: string) {
 /** Who is calling, as every session-object RPC takes it (the object admits or 404s). */
 export function callerOf(c: Context<EdgeEnv>): Caller {
   c.set("askedObject", true);
-  const ratePerMinute = c.get("ratePerMinute");
-  return { principal: c.get("principal"), ...(ratePerMinute ? { ratePerMinute } : {}) };
+  return { principal: c.get("principal") };
 }

@@ -7,7 +7,14 @@ import { awaitsChild, projectRunState, type Session, type SessionCreated, withAr
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
-import { approvalKnown, type MessageAnswer, readIdempotentAnswer, writeIdempotentAnswer } from "./state";
+import { patchDelta } from "./patch";
+import {
+  approvalKnown,
+  idempotencyKeyFor,
+  type MessageAnswer,
+  readRequestAnswer,
+  writeIdempotentAnswer,
+} from "./state";
 
 export { REQUEST_ID };
 
@@ -22,10 +29,7 @@ export function patchSession(
   input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number },
 ): Session {
   const s = rt.require();
-  const delta: Record<string, unknown> = {};
-  if (input.title !== undefined) delta.title = input.title;
-  if (input.maxModelCallsPerTurn !== undefined) delta.maxModelCallsPerTurn = input.maxModelCallsPerTurn;
-  if (input.model !== undefined) delta.model = input.model;
+  const delta = patchDelta(rt.session(), input);
   if (Object.keys(delta).length === 0) return rt.session();
   rt.commit([
     { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
@@ -39,11 +43,10 @@ export function appendMessage(
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), in its own key space.
-  const scope = input.source.startsWith("inbox:") ? "inbox" : "message";
-  const key = input.idempotencyKey ? `${scope}:${input.idempotencyKey}` : null;
-  if (key) {
-    const prior = readIdempotentAnswer(rt.deps.sql, key);
+  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its source.
+  const key = input.idempotencyKey ? idempotencyKeyFor(input.source, input.idempotencyKey) : null;
+  if (input.idempotencyKey) {
+    const prior = readRequestAnswer(rt.deps.sql, rt.deps.store, input.source, input.idempotencyKey);
     if (prior) return { answer: prior, opened: false, repeated: true };
   }
   const open = s.openTurn;

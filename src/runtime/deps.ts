@@ -28,6 +28,8 @@ export type RuntimeDeps = {
   providerFor: (model: ModelConfig) => ModelProvider;
   fetch: typeof fetch;
   config: RuntimeConfig;
+  /** The Worker's vars, secrets and bindings: a custom tool's `ctx.env`, and where secrets are read. */
+  env?: Record<string, unknown>;
   /** Called after every commit with the committed events and, when it changed, the new Session. */
   onCommit: (events: Event[], session: Session | null) => void;
   onDelta: (frame: DeltaFrame) => void;

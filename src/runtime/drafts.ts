@@ -6,6 +6,7 @@ import { argsDigest } from "../contract/digest";
 import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
+import { idempotencyKeyFor } from "../tools/keys";
 import type { AttemptFailure } from "./retry";
 
 export type Base = { turnId: string; runId: string };
@@ -70,6 +71,14 @@ export function dispatchDraft(
     { ...base, invocationId: call.invocationId },
     { actions: { toolDispatch: { callId: call.callId, tool: call.name, effect, idempotencyKey } } },
   );
+}
+
+/**
+ * The idempotency key a call runs with: the one its dispatch recorded (a re-run sends it again,
+ * whatever format an older log used), else the key of docs/API.md#tools.
+ */
+export function callIdempotencyKey(call: Pick<CallState, "callId" | "dispatch">, sessionId: string): string {
+  return call.dispatch?.idempotencyKey ?? idempotencyKeyFor(sessionId, call.callId);
 }
 
 /** Unknown tool or bad arguments: a read dispatch (unless there is one) and an error the model reads. */

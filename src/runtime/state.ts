@@ -158,6 +158,34 @@ export function readIdempotentAnswer(sql: SqlLike, key: string): MessageAnswer |
   return parseJson(IdempotentAnswer.shape.answer, text);
 }
 
+/**
+ * The idempotency table's key for a request key from `source` (docs/API.md#work-beyond-one-turn):
+ * a message's `idempotencyKey` is one space per session, shared by HTTP and the WebSocket; an
+ * inbox `correlationId` is scoped by its source, so two systems that both send "7" are two
+ * inputs. Both parts are on the event the request created (its `source` and
+ * `stateDelta.idempotencyKey`), so the table stays a cache the log can rebuild.
+ */
+export function idempotencyKeyFor(source: string, key: string): string {
+  return source.startsWith("inbox:") ? `${source}:${key}` : `message:${key}`;
+}
+
+/**
+ * The first answer to `key` from `source`, also from a row written before inbox keys held their
+ * source (`inbox:<id>`): such a row answers only a repeat from the source its event recorded.
+ */
+export function readRequestAnswer(
+  sql: SqlLike,
+  store: Pick<EventStore, "readAfter">,
+  source: string,
+  key: string,
+): MessageAnswer | null {
+  const answer = readIdempotentAnswer(sql, idempotencyKeyFor(source, key));
+  if (answer || !source.startsWith("inbox:")) return answer;
+  const legacy = readIdempotentAnswer(sql, `inbox:${key}`);
+  if (!legacy) return null;
+  return store.readAfter(legacy.seq - 1, 1)[0]?.source === source ? legacy : null;
+}
+
 export function writeIdempotentAnswer(sql: SqlLike, key: string, answer: MessageAnswer) {
   run(sql)`INSERT INTO idempotency (key, answer) VALUES (${key}, ${JSON.stringify({ v: 1, answer })})`;
 }

@@ -2,18 +2,28 @@
 
 import { spawnChild } from "../features/children/commands";
 import type { CallState } from "../projections";
-import { applyFileChanges, makePlaceholder, parseToolArgs, serializeToolResponse, utf8ByteLength } from "../tools";
-import type { ToolResult } from "../tools/types";
+import {
+  applyFileChanges,
+  makePlaceholder,
+  parseToolArgs,
+  redactSecrets,
+  serializeToolResponse,
+  thrownOutcome,
+  utf8ByteLength,
+} from "../tools";
+import type { ToolDefinition, ToolResult } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
-import { type Base, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
-import { failpoint } from "./failpoints";
+import { type Base, callIdempotencyKey, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
+import { failpoint, failpointArmed } from "./failpoints";
 import { writeInflight } from "./state";
+import { type CallSecrets, callSecrets } from "./tool-secrets";
 
 /** Runs the call and commits its outcome. Always returns true: the loop goes on to the next step. */
 export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, rerun: boolean): Promise<boolean> {
   const tool = rt.toolFor(call.name);
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
-  const idempotencyKey = `${rt.deps.sessionId}:${call.callId}`;
+  // A re-run sends the key recorded at dispatch (an older log may hold another format).
+  const idempotencyKey = callIdempotencyKey(call, rt.deps.sessionId);
   if (!tool || !parsed?.ok) {
     const issues = !tool
       ? [{ message: `unknown or disabled tool: ${call.name}` }]
@@ -31,9 +41,10 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   }
   writeInflight(rt.deps.sql, { callId: call.callId });
   const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(rt.policy.toolTimeoutMs)]);
+  const secrets = callSecrets(rt.deps.env ?? {});
   let result: ToolResult;
   try {
-    result = await tool.run(args, {
+    const running = tool.run(args, {
       sessionId: rt.deps.sessionId,
       callId: call.callId,
       idempotencyKey,
@@ -42,17 +53,17 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
       blobs: rt.deps.store.blobs,
       httpAllowedHosts: rt.deps.config.httpAllowedHosts,
       fetch: toolFetch(rt),
+      env: rt.deps.env ?? {},
+      secret: secrets.read,
+      httpSecretHosts: secrets.httpHosts,
       spawnChild: (a) => spawnChild(rt, call, a),
     });
+    await runningFailpoint(rt, tool, running);
+    result = await running;
   } catch (err) {
-    result = {
-      status: "error",
-      response: {
-        code: signal.aborted ? "aborted" : "tool_failed",
-        message: err instanceof Error ? err.message : String(err),
-      },
-    };
+    result = thrownOutcome(err, signal);
   }
+  result = redacted(result, secrets);
   if (result.awaitChild) {
     // spawn_session: the response is the child's report (CONTRACT §6); the run waits for it.
     writeInflight(rt.deps.sql, null);
@@ -83,6 +94,24 @@ function toolFetch(rt: RuntimeCtx): typeof fetch {
     }
     return pending;
   }) as typeof fetch;
+}
+
+/**
+ * F5 for a tool that makes its external call without the runtime's fetch (a deployment's own
+ * tool): the call has been running a moment, its request is in flight.
+ */
+async function runningFailpoint(rt: RuntimeCtx, tool: ToolDefinition<unknown>, running: Promise<unknown>) {
+  if (tool.source !== "custom" || !failpointArmed(rt.deps.config, "F5")) return;
+  running.catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 300));
+  await rt.failpoint("F5");
+}
+
+/** The result with every secret value the call could have seen replaced by `[secret:NAME]` (docs/API.md#secrets). */
+function redacted(result: ToolResult, secrets: CallSecrets): ToolResult {
+  const values = secrets.values();
+  if (Object.keys(values).length === 0) return result;
+  return { ...result, response: redactSecrets(result.response, values) };
 }
 
 function callStillOpen(rt: RuntimeCtx, callId: string, turnId: string): boolean {

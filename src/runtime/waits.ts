@@ -5,7 +5,7 @@
  */
 import type { CallState } from "../projections";
 import { rows, type SqlLike } from "../storage";
-import { parseToolArgs } from "../tools";
+import { idempotencyKeyFor, parseToolArgs } from "../tools";
 import type { RuntimeCtx } from "./deps";
 import { type Base, invalidCallDrafts } from "./drafts";
 import { ApiError } from "./errors";
@@ -44,11 +44,11 @@ export function carryOutWait(
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   if (!tool || !parsed?.ok) {
     const issues = parsed && !parsed.ok ? parsed.issues : [{ message: `unknown or disabled tool: ${call.name}` }];
-    rt.commit(invalidCallDrafts(call, base, `${rt.deps.sessionId}:${call.callId}`, issues));
+    rt.commit(invalidCallDrafts(call, base, idempotencyKeyFor(rt.deps.sessionId, call.callId), issues));
     return true;
   }
   const reason = (parsed.args as { reason?: unknown }).reason;
-  const key = `${rt.deps.sessionId}:${call.callId}`;
+  const key = idempotencyKeyFor(rt.deps.sessionId, call.callId);
   const kind = WAIT_TOOLS[call.name] ?? "wait_for";
   rt.commit([beginWaitDraft(call, base, key, kind, typeof reason === "string" ? reason : undefined)]);
   return true;

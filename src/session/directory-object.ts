@@ -8,11 +8,13 @@ const DIRECTORY_MIGRATIONS = [
 CREATE INDEX sessions_created ON sessions (created_at DESC, id DESC);
 CREATE TABLE rate (minute INTEGER PRIMARY KEY, count INTEGER NOT NULL)`,
   },
+  // The rate is counted at the edge now (session/rate.ts): the directory is on no request's path but creating and listing.
+  { id: "0002_no_rate", sql: "DROP TABLE rate" },
 ];
 
 /**
  * One per principal: which sessions it owns (so the Worker never touches, and thereby
- * creates, a session object for an id the caller does not own) and its request rate.
+ * creates, a session object for an id the caller does not own).
  */
 export class DirectoryObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -62,19 +64,5 @@ export class DirectoryObject extends DurableObject<Env> {
       ids: page.map((r) => r.id),
       ...(rows.length > limit && last ? { next: `${last.created_at}|${last.id}` } : {}),
     };
-  }
-
-  /** Counts a request in the current minute; true while under `limit`. */
-  hit(limit: number, now = Date.now()): boolean {
-    const minute = Math.floor(now / 60_000);
-    const sql = this.ctx.storage.sql;
-    sql.exec("DELETE FROM rate WHERE minute < ?", minute - 1);
-    const count = sql
-      .exec<{ count: number }>(
-        "INSERT INTO rate (minute, count) VALUES (?, 1) ON CONFLICT (minute) DO UPDATE SET count = count + 1 RETURNING count",
-        minute,
-      )
-      .toArray()[0]!.count;
-    return count <= limit;
   }
 }

@@ -1,4 +1,4 @@
 export { DirectoryObject } from "./directory-object";
-export { type Caller, ownerHash, RateWindow } from "./ownership";
+export { type Caller, ownerHash } from "./ownership";
 export { SessionObject } from "./session-object";
 export { isCatchingUp, pumpSocket, REPLAY_PAGE, replaySocket, type SocketAttachment } from "./sockets";

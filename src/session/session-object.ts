@@ -24,10 +24,11 @@ import { failpoint } from "../runtime/failpoints";
 import { type ExportConfig, exportConfig } from "../telemetry/export";
 import { exportClosedTurns, readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { readClientFrame } from "./frames";
-import { type Caller, ownerHash, RateWindow } from "./ownership";
+import { type Caller, ownerHash } from "./ownership";
+import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
-import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketValid } from "./tickets";
+import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
 import { isWritten, openSession } from "./wiring";
 
 export type { Parsed } from "./reads";
@@ -40,7 +41,6 @@ export type { Parsed } from "./reads";
 export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
-  readonly #rate = new RateWindow();
   /** The trace collector from the environment, read once (undefined: not read yet). */
   #exportConfig: ExportConfig | null | undefined;
   /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
@@ -84,8 +84,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * The one gate of every call from the Worker (CONTRACT §7.26): a session that exists and is
-   * the caller's, else the same 404 whether it was never written or is someone else's; then
-   * the caller's request rate where the object keeps it (§7.25). Nothing is written either way.
+   * the caller's, else the same 404 whether it was never written or is someone else's.
+   * Nothing is written either way.
    */
   #admit(caller: Caller): { runtime: SessionRuntime; store: EventStore } {
     // Storage written since this instance started (another path wrote seq 1): open it now.
@@ -94,8 +94,6 @@ export class SessionObject extends DurableObject<Env> {
     const owner = runtime?.summary?.owner;
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
       throw new ApiError("not_found", "session not found");
-    if (caller.ratePerMinute && !this.#rate.hit(caller.principal, caller.ratePerMinute))
-      throw new ApiError("rate_limited", `over ${caller.ratePerMinute} requests per minute`);
     return { runtime, store: this.#store };
   }
 
@@ -216,6 +214,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /** The open turn a chat stream follows (docs/API.md#chat-ai-sdk-ui-message-stream), with the session. */
+  chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
+    return asResult(() => {
+      const { runtime } = this.#admit(caller);
+      const open = runtime.summary?.openTurn;
+      return { session: runtime.session(), turn: open ? { turnId: open.turnId, startSeq: open.startSeq } : null };
+    });
+  }
+
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return asResult(() => this.#admit(caller).runtime.postMessage(input));
   }
@@ -329,7 +336,7 @@ export class SessionObject extends DurableObject<Env> {
     const after = Number(url.searchParams.get("after") ?? "0");
     let admitted: { runtime: SessionRuntime; store: EventStore };
     try {
-      admitted = this.#admit({ principal, ...(rate > 0 ? { ratePerMinute: rate } : {}) });
+      admitted = this.#admit({ principal });
     } catch (err) {
       if (err instanceof ApiError) return errorResponse(err.code, err.message);
       throw err;
@@ -341,7 +348,7 @@ export class SessionObject extends DurableObject<Env> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     this.ctx.acceptWebSocket(server);
-    const attachment: SocketAttachment = { principal, cursor: after };
+    const attachment: SocketAttachment = { principal, cursor: after, ...(rate > 0 ? { ratePerMinute: rate } : {}) };
     server.serializeAttachment(attachment);
     server.send(JSON.stringify({ type: "ready", session: runtime.session() }));
     // DESIGN §7: the backlog goes out in bounded pages with turns between them, after this answer.
@@ -360,10 +367,20 @@ export class SessionObject extends DurableObject<Env> {
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const send = (frame: unknown) => ws.send(JSON.stringify(frame));
     const read = readClientFrame(message);
+    const attachment = ws.deserializeAttachment() as SocketAttachment | null;
+    // A frame, malformed or not, is a request like any other: it counts against the principal's
+    // rate (docs/API.md#authentication-and-errors), and past it is refused and changes nothing.
+    const rate = attachment?.ratePerMinute;
+    if (rate && !(await admitRate(this.env, attachment.principal, rate)))
+      return send({
+        type: "error",
+        ...(read.ok && read.id !== undefined ? { id: read.id } : {}),
+        ...errorBody("rate_limited", `over ${rate} requests per minute`),
+      });
     if (!read.ok) return send(read.error);
     const { id, frame } = read;
     // The socket was admitted for its principal when it connected; each frame is admitted again.
-    const caller: Caller = { principal: (ws.deserializeAttachment() as SocketAttachment | null)?.principal ?? "" };
+    const caller: Caller = { principal: attachment?.principal ?? "" };
     let result: Result<unknown>;
     if (frame.type === "message") {
       result = await this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
@@ -426,9 +443,9 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  /** Whether a WebSocket ticket is valid for `principal` right now; does not use it up. Writes nothing. */
-  hasTicket(ticket: string, principal: string): boolean {
-    return this.#runtime?.exists() === true && ticketValid(this.ctx.storage.sql, ticket, principal);
+  /** Whose a valid WebSocket ticket is (the Worker cannot tell: tickets are opaque); null if none. Writes nothing. */
+  ticketHolder(ticket: string): string | null {
+    return this.#runtime?.exists() === true ? ticketHolder(this.ctx.storage.sql, ticket) : null;
   }
 
   // ---- waits (CONTRACT §6) ---------------------------------------------------------------
@@ -593,5 +610,8 @@ export class SessionObject extends DurableObject<Env> {
 function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {
   return Response.json(errorBody(code, message), { status: new ApiError(code, message).status });
 }
+
+/** A session and its open turn, if any: where a chat stream starts. */
+export type ChatTurn = { session: Session; turn: { turnId: string; startSeq: number } | null };
 
 type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };

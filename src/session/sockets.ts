@@ -1,7 +1,10 @@
 import type { EventStore } from "../log";
 
-/** What a hibernating socket remembers: whose it is and the last seq it was sent. Never a token. */
-export type SocketAttachment = { principal: string; cursor: number };
+/**
+ * What a hibernating socket remembers: whose it is, the last seq it was sent and the
+ * `RATE_LIMIT_PER_MINUTE` its frames count against (the Worker's, at the upgrade). Never a token.
+ */
+export type SocketAttachment = { principal: string; cursor: number; ratePerMinute?: number };
 
 /** Events per replay page: one page is sent synchronously, then the object gets a turn. */
 export const REPLAY_PAGE = 256;

@@ -1,16 +1,21 @@
 /**
  * Single-use WebSocket tickets (CONTRACT §2: 60 s, this session only) and the object's own
- * record of its owner's principal, in the object's storage. Tickets are stored as their sha256.
+ * record of its owner's principal, in the object's storage. A ticket is opaque: 256 random
+ * bits that say nothing about the token or the principal (tickets travel in URLs, which
+ * proxies log); the object stores only its sha256, beside the principal it was minted for.
  */
 import { REQUEST_ID } from "../contract";
 import { sha256Hex } from "../log";
 
 const TICKET_TTL_MS = 60_000;
 
-/** A single-use ticket for a browser WebSocket: `<principal>.<random>`, stored as its sha256. */
+/** A ticket as minted: 32 random bytes, base64url without padding. Anything else (an older `<principal>.<random>` too) is refused. */
+export const TICKET = /^[A-Za-z0-9_-]{43}$/;
+
+/** A single-use ticket for a browser WebSocket, stored as its sha256. */
 export function mintTicket(sql: SqlStorage, principal: string, now = Date.now()) {
-  const random = crypto.getRandomValues(new Uint8Array(24));
-  const ticket = `${principal}.${btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!)}`;
+  const random = crypto.getRandomValues(new Uint8Array(32));
+  const ticket = btoa(String.fromCharCode(...random)).replace(/[+/=]/g, (c) => ({ "+": "-", "/": "_", "=": "" })[c]!);
   const expiresAt = now + TICKET_TTL_MS;
   sql.exec("DELETE FROM tickets WHERE expires_at < ?", now);
   sql.exec(
@@ -28,10 +33,11 @@ function ticketRow(sql: SqlStorage, hash: string) {
     .toArray()[0];
 }
 
-/** Whether a ticket is valid for `principal` right now; does not use it up. */
-export function ticketValid(sql: SqlStorage, ticket: string, principal: string, now = Date.now()): boolean {
+/** The principal a ticket was minted for, while it is unused and unexpired; null otherwise. Does not use it up. */
+export function ticketHolder(sql: SqlStorage, ticket: string, now = Date.now()): string | null {
+  if (!TICKET.test(ticket)) return null;
   const row = ticketRow(sql, sha256Hex(ticket));
-  return row !== undefined && row.principal === principal && row.expires_at >= now;
+  return row !== undefined && row.expires_at >= now ? row.principal : null;
 }
 
 /** Uses a ticket up: valid or not, it never works twice. */

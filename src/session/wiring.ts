@@ -53,6 +53,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, oth
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
+    env: env as unknown as Record<string, unknown>,
     config: {
       httpAllowedHosts: parseAllowedHosts(env.HTTP_TOOL_ALLOWED_HOSTS),
       offloadThresholdBytes: Number(env.OFFLOAD_THRESHOLD_BYTES) || 32_768,

@@ -3,6 +3,7 @@
  * the configuration read from the environment, the outbox's backoff and when it is next due.
  * Pure: the object's alarm carries these decisions out (`outbox.ts`).
  */
+import { substituteSecrets } from "../tools/secrets";
 
 export type ExportConfig = { url: string; headers: Record<string, string> };
 
@@ -10,8 +11,6 @@ export type ExportConfig = { url: string; headers: Record<string, string> };
 export type OutboxState = { throughSeq: number; failures: number; retryAt: number | null };
 
 export const EMPTY_OUTBOX: OutboxState = { throughSeq: 0, failures: 0, retryAt: null };
-
-const SECRET = /\{\{secret:([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 
 /**
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (the collector's base URL; traces go to `<endpoint>/v1/traces`)
@@ -37,14 +36,12 @@ export function exportConfig(vars: Record<string, unknown>): ExportConfig | { er
     const eq = pair.indexOf("=");
     if (eq <= 0) return { error: "OTEL_EXPORTER_OTLP_HEADERS: expected k=v pairs" };
     const key = decodeURIComponent(pair.slice(0, eq).trim());
-    let missing: string | null = null;
-    const value = decodeURIComponent(pair.slice(eq + 1).trim()).replace(SECRET, (_m, name: string) => {
+    const value = substituteSecrets(decodeURIComponent(pair.slice(eq + 1).trim()), (name) => {
       const v = vars[name];
-      if (typeof v !== "string") missing = name;
-      return typeof v === "string" ? v : "";
+      return typeof v === "string" ? v : undefined;
     });
-    if (missing) return { error: `OTEL_EXPORTER_OTLP_HEADERS: secret ${missing} is not set` };
-    headers[key] = value;
+    if (!value.ok) return { error: `OTEL_EXPORTER_OTLP_HEADERS: secret ${value.name} is not set` };
+    headers[key] = value.text;
   }
   const url = `${base.toString().replace(/\/+$/, "")}/v1/traces`;
   return { url, headers: { ...headers, "content-type": "application/json" } };

@@ -28,21 +28,35 @@ export {
 export { readArchiveTool, resolvePointer } from "./builtin/read-archive";
 export { cutUtf8, splitLines, utf8ByteLength } from "./builtin/text";
 export { waitForTool } from "./builtin/wait-for";
+export { type CustomToolContext, type CustomToolSpec, defineTool, ToolError, thrownOutcome } from "./custom";
 export { isUrlAllowed, parseAllowedHosts } from "./hosts";
+export { idempotencyKeyFor } from "./keys";
 export { archiveRef, makePlaceholder, type OffloadPlaceholder, PREVIEW_BYTES, serializeToolResponse } from "./offload";
 export { normalizeWorkspaceDir, normalizeWorkspacePath, type PathResult } from "./paths";
 export {
   type AnyTool,
   type ApprovalRule,
   BUILTIN_TOOLS,
+  buildStaticTools,
   callNeedsApproval,
   enabledTools,
   getTool,
+  installStaticTools,
   parseToolArgs,
+  staticTools,
   type ToolArgIssue,
   type ToolSpec,
   toolSpecs,
   validateApprovalRules,
 } from "./registry";
-export type { FileChange, ToolContext, ToolDefinition, ToolResult } from "./types";
+export {
+  parseSecretHosts,
+  redactSecrets,
+  secretAllowedFor,
+  secretNamesInUse,
+  secretRefsIn,
+  secretValues,
+  substituteSecrets,
+} from "./secrets";
+export type { FileChange, ToolContext, ToolDefinition, ToolResult, ToolSource } from "./types";
 export { applyFileChanges, type FileEntry, type FileRow, listFiles, listFilesPage, readFileRow } from "./workspace";

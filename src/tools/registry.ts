@@ -35,18 +35,43 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
   ),
 );
 
-setSpawnableTools(() => Object.keys(BUILTIN_TOOLS));
+let STATIC_TOOLS: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS;
+
+/** The tools every session of this deployment has: the built-ins and the deployment's own (`createHighwater({ tools })`). */
+export function staticTools(): Readonly<Record<string, AnyTool>> {
+  return STATIC_TOOLS;
+}
+
+/**
+ * The registry of built-ins plus `custom`, checked: each name once, none a built-in's.
+ * Throws naming the first problem.
+ */
+export function buildStaticTools(custom: readonly AnyTool[]): Readonly<Record<string, AnyTool>> {
+  const out: Record<string, AnyTool> = { ...BUILTIN_TOOLS };
+  for (const [i, tool] of custom.entries()) {
+    if (tool?.source !== "custom") throw new TypeError(`tools[${i}]: not a tool made by defineTool`);
+    if (Object.hasOwn(BUILTIN_TOOLS, tool.name))
+      throw new TypeError(`tools[${i}]: "${tool.name}" is the name of a built-in tool`);
+    if (Object.hasOwn(out, tool.name)) throw new TypeError(`tools[${i}]: "${tool.name}" is defined twice`);
+    out[tool.name] = tool;
+  }
+  return Object.freeze(out);
+}
+
+/** Makes `registry` the static tools of this isolate (one deployment per isolate). */
+export function installStaticTools(registry: Readonly<Record<string, AnyTool>>): void {
+  STATIC_TOOLS = registry;
+}
+
+setSpawnableTools(() => Object.keys(STATIC_TOOLS));
 
 /** The tool with this name, or undefined. */
-export function getTool(
-  name: string,
-  registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS,
-): AnyTool | undefined {
+export function getTool(name: string, registry: Readonly<Record<string, AnyTool>> = STATIC_TOOLS): AnyTool | undefined {
   return Object.hasOwn(registry, name) ? registry[name] : undefined;
 }
 
 /** The tools a session enables: all of `registry` when `names` is undefined, else those named (unknown names skipped), in registry order. */
-export function enabledTools(names?: string[], registry: Readonly<Record<string, AnyTool>> = BUILTIN_TOOLS): AnyTool[] {
+export function enabledTools(names?: string[], registry: Readonly<Record<string, AnyTool>> = STATIC_TOOLS): AnyTool[] {
   const all = Object.values(registry);
   if (names === undefined) return all;
   const wanted = new Set(names);

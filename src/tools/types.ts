@@ -27,16 +27,28 @@ export type ToolContext = {
   /** Parsed `HTTP_TOOL_ALLOWED_HOSTS` patterns. */
   httpAllowedHosts: string[];
   fetch: typeof fetch;
+  /** The Worker's vars and secrets (a custom tool's `ctx.env`). */
+  env?: Record<string, unknown>;
+  /** A Worker var or secret by name (`ctx.secret`); its value is redacted from the result before commit. */
+  secret?: (name: string) => string | undefined;
+  /** Parsed `HTTP_TOOL_SECRETS`: the hosts each secret may be sent to by `http_fetch`. */
+  httpSecretHosts?: Record<string, string[]>;
   /** Creates (or re-attaches to) the child session of this call (`spawn_session`); absent where there is none. */
   spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
 };
 
+/** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */
+export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
+
 export interface ToolDefinition<I = unknown> {
   name: string;
+  source?: ToolSource;
   description: string;
   /** zod schema for the arguments; also the JSON schema the model sees. */
   input: z.ZodType<I>;
   /** The effect of this call (http_fetch: read for GET/HEAD, write otherwise). */
   effect(args: I): ToolEffect;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
+  /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
+  declaredEffect?: ToolEffect | "by-arguments";
 }

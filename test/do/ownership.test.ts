@@ -160,18 +160,3 @@ describe("the directory only creates and lists (CONTRACT §7.26)", () => {
     expect(await listSessionIds(TOKEN)).toEqual(before);
   });
 });
-
-describe("the object's own rate count (CONTRACT §7.25, no rate-limiting binding)", () => {
-  it("counts the caller's requests in the RPC that admits them, and refuses past the limit with 429", async () => {
-    const s = await createSession();
-    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(s.id));
-    const caller = { principal: sha256Hex(TOKEN), ratePerMinute: 2 };
-    expect((await stub.getSession(caller)).ok).toBe(true);
-    expect((await stub.readEvents(caller, 0, 10)).ok).toBe(true);
-    const third = await stub.getSession(caller);
-    expect(third).toMatchObject({ ok: false, error: { code: "rate_limited" } });
-    // Someone else is 404 before any rate count (and is not counted against the owner).
-    const other = await stub.getSession({ principal: sha256Hex(OTHER_TOKEN), ratePerMinute: 2 });
-    expect(other).toMatchObject({ ok: false, error: { code: "not_found" } });
-  });
-});

@@ -21,7 +21,7 @@ describe("Session.placement, read from seq 1", () => {
     expect(first.actions.stateDelta.session.options.locationHint).toBe("weur");
   });
 
-  it.each(["eu", "fedramp"] as const)(
+  it.each(["eu", "fedramp", "us"] as const)(
     "jurisdiction %s: created there, reported, and reachable by its id",
     async (j) => {
       const r = await api("/v1/sessions", { method: "POST", json: { jurisdiction: j, locationHint: "enam" } });
@@ -40,7 +40,7 @@ describe("Session.placement, read from seq 1", () => {
 
 describe("bad placement input is 400 and creates nothing", () => {
   it.each([
-    [{ jurisdiction: "us" }, "jurisdiction"],
+    [{ jurisdiction: "US" }, "jurisdiction"],
     [{ jurisdiction: "EU" }, "jurisdiction"],
     [{ jurisdiction: "fedramp-high" }, "jurisdiction"],
     [{ jurisdiction: "" }, "jurisdiction"],

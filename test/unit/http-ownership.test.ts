@@ -46,12 +46,10 @@ describe("one RPC per session request, none to the directory", () => {
     expect(calls).toEqual([`session.getSession ${JSON.stringify({ principal: principalOf(TOKEN) })}`]);
   });
 
-  it("with RATE_LIMIT_PER_MINUTE and no binding: the session object counts it, in the same call", async () => {
+  it("with RATE_LIMIT_PER_MINUTE and no binding: the Worker counts it in memory; the object is not asked to", async () => {
     const { env, calls } = fakeEnv({ RATE_LIMIT_PER_MINUTE: "30" });
     expect((await get(env)).status).toBe(200);
-    expect(calls).toEqual([
-      `session.getSession ${JSON.stringify({ principal: principalOf(TOKEN), ratePerMinute: 30 })}`,
-    ]);
+    expect(calls).toEqual([`session.getSession ${JSON.stringify({ principal: principalOf(TOKEN) })}`]);
   });
 
   it("with the rate-limiting binding: the binding counts it, keyed by principal; the object is not asked to", async () => {
@@ -73,5 +71,26 @@ describe("one RPC per session request, none to the directory", () => {
     const res = await get(env);
     expect(res.status).toBe(404);
     expect(calls).toEqual([]);
+  });
+});
+
+describe("RATE_LIMIT_PER_MINUTE without the binding counts per principal, not per session", () => {
+  it("11 sessions at a limit of 10: the 11th request is 429 before any object is asked; another principal passes", async () => {
+    const [a, b] = [`rate-a-${crypto.randomUUID()}`, `rate-b-${crypto.randomUUID()}`];
+    const { env, calls } = fakeEnv({ API_TOKENS: `${a},${b}`, RATE_LIMIT_PER_MINUTE: "10" });
+    const app = createApp();
+    const get = (token: string, i: number) =>
+      app.request(
+        `/v1/sessions/${i.toString(16).padStart(64, "0")}`,
+        { headers: { authorization: `Bearer ${token}` } },
+        env,
+      );
+    for (let i = 0; i < 10; i++) expect((await get(a, i)).status).toBe(200);
+    const refused = await get(a, 10);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    expect(calls).toHaveLength(10);
+    expect((await get(b, 10)).status).toBe(200);
+    expect(calls).toHaveLength(11);
   });
 });

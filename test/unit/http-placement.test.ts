@@ -56,6 +56,12 @@ describe("placing a new session", () => {
     expect(calls).toEqual([["jurisdiction", "eu"], ["newUniqueId", "eu"], ["get", "eu", null], ["directory.add"]]);
   });
 
+  it("Cloudflare's `us` jurisdiction (2026) is accepted and minted in its subnamespace", async () => {
+    const { env, calls } = fakeEnv({ jurisdictions: true });
+    expect((await create(env, { jurisdiction: "us" })).status).toBe(201);
+    expect(calls).toEqual([["jurisdiction", "us"], ["newUniqueId", "us"], ["get", "us", null], ["directory.add"]]);
+  });
+
   it("a location hint alone goes to get() on the default namespace", async () => {
     const { env, calls } = fakeEnv({ jurisdictions: true });
     expect((await create(env, { locationHint: "apac" })).status).toBe(201);
@@ -70,9 +76,12 @@ describe("placing a new session", () => {
     expect(calls).toEqual([["jurisdiction", "fedramp"]]);
   });
 
-  it.each([{ jurisdiction: "us" }, { locationHint: "apac-se" }])("%j is 400 before any id is minted", async (body) => {
-    const { env, calls } = fakeEnv({ jurisdictions: true });
-    expect((await create(env, body)).status).toBe(400);
-    expect(calls).toEqual([]);
-  });
+  it.each([{ jurisdiction: "US" }, { jurisdiction: "fedramp-high" }, { locationHint: "apac-se" }])(
+    "%j is 400 before any id is minted",
+    async (body) => {
+      const { env, calls } = fakeEnv({ jurisdictions: true });
+      expect((await create(env, body)).status).toBe(400);
+      expect(calls).toEqual([]);
+    },
+  );
 });

@@ -33,6 +33,12 @@ describe("cronProblem", () => {
   it.each(["* * * *", "* * * * * *", "61 * * * *", "* 24 * * *", "a b c d e", ""])("refuses %j", (p) => {
     expect(cronProblem(p)).toMatch(/^cron: /);
   });
+  it.each(["0 0 31 2 *", "0 0 30 2 *", "0 0 31 6 *"])("refuses %j, which matches no date", (p) => {
+    expect(cronProblem(p, Date.UTC(2026, 11, 1))).toMatch(/^cron: .*never fire/);
+  });
+  it("accepts a leap day, which is years away at most", () => {
+    expect(cronProblem("0 0 29 2 *", Date.UTC(2026, 11, 1))).toBeNull();
+  });
 });
 
 describe("nextAlarm (DESIGN §4: one alarm for lease and schedule)", () => {

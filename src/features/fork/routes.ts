@@ -3,7 +3,7 @@ import { unwrap } from "../../contract";
 import { readJson } from "../../http/body";
 import { createRegistered, mintSessionId } from "../../http/create-session";
 import { resource } from "../../http/routing";
-import { parseInput } from "../../http/schemas";
+import { type Jurisdiction, parseInput } from "../../http/schemas";
 import { callerOf, directoryOf, type EdgeApp } from "../../http/types";
 import type { Session } from "../../projections";
 import type { ForkSource } from "./commands";
@@ -22,7 +22,7 @@ export function forkRoutes(app: EdgeApp): void {
       const body = parseInput(ForkBody, await readJson(c, undefined));
       const source = unwrap(await c.get("session").forkSource(callerOf(c), body.throughSeq)) as ForkSource;
       // A fork stays in its parent's jurisdiction (CONTRACT §2): the body cannot ask for another.
-      const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as "eu" | "fedramp" | undefined);
+      const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as Jurisdiction | undefined);
       const hint =
         source.options.locationHint && !source.options.jurisdiction ? source.options.locationHint : undefined;
       const stub = namespace.get(id, hint ? { locationHint: hint as DurableObjectLocationHint } : undefined);

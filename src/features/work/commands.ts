@@ -18,7 +18,7 @@ import {
 } from "./cache";
 import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "./facts";
 import { firingDrafts, planFirings, runInputDraft } from "./firings";
-import { TRIGGER_NAME } from "./schedule";
+import { STORED_TRIGGER_NAME, TRIGGER_NAME } from "./schedule";
 
 const RUNS_PAGE = 500;
 
@@ -40,9 +40,9 @@ export function createTrigger(
   return toTrigger(readTrigger(sql, input.name)!);
 }
 
-/** Whether a trigger of this name exists (the edge asks before anything else, CONTRACT §7.1). */
+/** Whether a trigger of this name exists, whatever name older code let it have (the edge asks first, §7.1). */
 export function triggerExists(sql: SqlLike, name: string): boolean {
-  return TRIGGER_NAME.test(name) && readTrigger(sql, name) !== null;
+  return STORED_TRIGGER_NAME.test(name) && readTrigger(sql, name) !== null;
 }
 
 /** Stops a trigger: it fires no more (a run it already started or queued goes on). */

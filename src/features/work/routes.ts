@@ -8,11 +8,14 @@ import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 // The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
 import { cronProblem, TRIGGER_NAME } from "./schedule";
 
-/** CONTRACT §6: sources and trigger names share one pattern. */
-const NAME = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9._-]{1,64}");
+/** An inbox source (docs/API.md#work-beyond-one-turn). */
+const SOURCE = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "expected [A-Za-z0-9._-]{1,64}");
+
+/** A new trigger's name: never starting with a dot (docs/API.md#work-beyond-one-turn). */
+const TRIGGER = z.string().regex(TRIGGER_NAME, "expected [A-Za-z0-9_-][A-Za-z0-9._-]{0,63} (no leading dot)");
 
 export const InboxMessage = z.strictObject({
-  source: NAME,
+  source: SOURCE,
   text: MessageText,
   correlationId: IdempotencyKey.optional(),
 });
@@ -35,7 +38,7 @@ export const TriggerSchedule = z.union([
   z.strictObject({ at: z.iso.datetime({ offset: false }) }),
 ]);
 
-export const CreateTrigger = z.strictObject({ name: NAME, text: MessageText, schedule: TriggerSchedule });
+export const CreateTrigger = z.strictObject({ name: TRIGGER, text: MessageText, schedule: TriggerSchedule });
 
 /** 413 for a text is decided from the raw value, before the schema (CONTRACT §2). */
 function checkText(raw: unknown) {
@@ -48,6 +51,13 @@ async function bodyOf<T extends z.ZodType>(c: EdgeContext, schema: T): Promise<z
   const raw = await readJson(c, undefined);
   checkText(raw);
   return parseInput(schema, raw);
+}
+
+/** 204 once the trigger fires no more; one RPC, in which the object looks it up before a bad body (§7.1). */
+async function removeTrigger(c: EdgeContext, name: string): Promise<Response> {
+  const body = await parsedBody(() => readNoBody(c));
+  unwrap(await c.get("session").deleteTrigger(callerOf(c), name, body));
+  return c.body(null, 204);
 }
 
 /** Work beyond one turn (CONTRACT §6): the inbox, triggers and the runs they start. */
@@ -67,16 +77,13 @@ export function workRoutes(app: EdgeApp): void {
         throw new ApiError("bad_request", "schedule.at: is in the past");
       return c.json(unwrap(await c.get("session").createTrigger(callerOf(c), body)), 201);
     },
+    // `?name=` (percent-encoded, decoded once): reaches any trigger, also one named `.` or `..`
+    // by older code, which no path can name after URL normalisation (docs/API.md#work-beyond-one-turn).
+    DELETE: (c) => removeTrigger(c, c.req.query("name") ?? ""),
   });
 
   resource(app, "/v1/sessions/:id/triggers/:name", {
-    DELETE: async (c) => {
-      const name = c.req.param("name") ?? "";
-      // One RPC: the object looks the trigger up before it answers a bad body (CONTRACT §7.1).
-      const body = await parsedBody(() => readNoBody(c));
-      unwrap(await c.get("session").deleteTrigger(callerOf(c), name, body));
-      return c.body(null, 204);
-    },
+    DELETE: (c) => removeTrigger(c, c.req.param("name") ?? ""),
   });
 
   resource(app, "/v1/sessions/:id/runs", {

@@ -7,19 +7,30 @@ import { Cron } from "croner";
 
 export type Schedule = { everySeconds: number } | { cron: string } | { at: string };
 
-/** CONTRACT §7.32: trigger names. */
-export const TRIGGER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * A new trigger's name (docs/API.md#work-beyond-one-turn): never starting with a dot, so that
+ * no name is a path segment URL normalisation rewrites (`.` and `..` could never be deleted).
+ */
+export const TRIGGER_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 
-/** Why a cron pattern is refused, or null: five fields (UTC), parsed by croner, never by hand. */
-export function cronProblem(pattern: string): string | null {
+/** Any name a trigger may have, including one older code accepted (`.`, `..`, `.x`): still removable. */
+export const STORED_TRIGGER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Why a cron pattern is refused, or null: five fields (UTC), parsed by croner, never by hand,
+ * and due at least once after `now` (docs/API.md#work-beyond-one-turn).
+ */
+export function cronProblem(pattern: string, now = Date.now()): string | null {
   const fields = pattern.trim().split(/\s+/);
   if (fields.length !== 5) return `cron: expected five fields, got ${fields.length}`;
+  let cron: Cron;
   try {
-    new Cron(pattern, { timezone: "UTC", paused: true });
-    return null;
+    cron = new Cron(pattern, { timezone: "UTC", paused: true });
   } catch (err) {
     return `cron: ${(err as Error).message}`;
   }
+  // A pattern that matches no date (`0 0 31 2 *`) would be a trigger that never fires.
+  return cron.nextRun(new Date(now)) === null ? "cron: matches no date, so it would never fire" : null;
 }
 
 /**

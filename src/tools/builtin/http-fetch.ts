@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isUrlAllowed } from "../hosts";
-import type { ToolDefinition, ToolResult } from "../types";
+import { secretAllowedFor, secretRefsIn, substituteSecrets } from "../secrets";
+import type { ToolContext, ToolDefinition, ToolResult } from "../types";
 import { toolError, utf8BoundaryBefore } from "./text";
 
 /** CONTRACT §5: response bodies are capped at 10 MiB; calls time out after 60 s. */
@@ -38,7 +39,9 @@ const HttpFetchInput = z
       )
       .refine((h) => Object.keys(h).length <= 64, { message: "at most 64 headers" })
       .optional()
-      .describe("Request headers."),
+      .describe(
+        "Request headers. A value may hold {{secret:NAME}} for a secret the deployment allows for this URL's host; it is filled in when sent and never shown.",
+      ),
     body: z
       .string()
       .max(1024 * 1024)
@@ -89,10 +92,7 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
       aborted.catch(() => {});
       try {
         return await Promise.race([
-          fetchFollowingRedirects(args, ctx.fetch, ctx.httpAllowedHosts, controller.signal, {
-            maxBodyBytes,
-            maxRedirects,
-          }),
+          fetchFollowingRedirects(args, ctx, controller.signal, { maxBodyBytes, maxRedirects }),
           aborted,
         ]);
       } catch (err) {
@@ -110,13 +110,18 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
 
 export const httpFetchTool = makeHttpFetchTool();
 
+/** Methods that change nothing: they carry no `Idempotency-Key` (docs/API.md#tools). */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 async function fetchFollowingRedirects(
   args: HttpFetchArgs,
-  fetchFn: typeof fetch,
-  allowed: string[],
+  ctx: ToolContext,
   signal: AbortSignal,
   limits: { maxBodyBytes: number; maxRedirects: number },
 ): Promise<ToolResult> {
+  const misplaced = [args.url, args.body ?? "", ...Object.keys(args.headers ?? {})].flatMap(secretRefsIn)[0];
+  if (misplaced !== undefined)
+    return toolError("secret_not_allowed", `{{secret:${misplaced}}} may only be used in a header value`);
   let url: URL;
   try {
     url = new URL(args.url);
@@ -126,16 +131,24 @@ async function fetchFollowingRedirects(
   let method: string = args.method;
   let body: string | undefined = args.body;
   const headers = new Headers(args.headers ?? {});
+  if (!SAFE_METHODS.has(method) && !headers.has("idempotency-key")) headers.set("idempotency-key", ctx.idempotencyKey);
   const redirects: string[] = [];
   for (let hop = 0; ; hop++) {
-    if (!isUrlAllowed(url, allowed)) {
+    if (!isUrlAllowed(url, ctx.httpAllowedHosts)) {
       const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
       return toolError("host_not_allowed", `${url.origin} is not allowed by HTTP_TOOL_ALLOWED_HOSTS${where}`, {
         url: url.href,
       });
     }
+    const sent = withSecrets(headers, url, ctx);
+    if (!sent.ok) {
+      const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
+      return toolError("secret_not_allowed", `{{secret:${sent.name}}} may not be sent to ${url.host}${where}`, {
+        url: url.href,
+      });
+    }
     // Redirects are followed by hand so that every hop is checked before anything is sent to it.
-    const response = await fetchFn(url.href, { method, headers, body, redirect: "manual", signal });
+    const response = await ctx.fetch(url.href, { method, headers: sent.headers, body, redirect: "manual", signal });
     const location = response.headers.get("location");
     if (!REDIRECT_STATUSES.has(response.status) || location === null)
       return { status: "ok", response: await readAnswer(response, url, limits.maxBodyBytes, signal) };
@@ -158,6 +171,26 @@ async function fetchFollowingRedirects(
     redirects.push(url.href);
     url = next;
   }
+}
+
+/**
+ * The headers to send to `url`, each `{{secret:NAME}}` replaced by its value: only names that
+ * `HTTP_TOOL_SECRETS` binds to a pattern matching this URL's host, and that are set.
+ */
+function withSecrets(
+  headers: Headers,
+  url: URL,
+  ctx: ToolContext,
+): { ok: true; headers: Headers } | { ok: false; name: string } {
+  const hosts = ctx.httpSecretHosts ?? {};
+  const lookup = (name: string) => (secretAllowedFor(hosts, name, url) ? ctx.secret?.(name) : undefined);
+  const out = new Headers();
+  for (const [name, value] of headers) {
+    const replaced = substituteSecrets(value, lookup);
+    if (!replaced.ok) return replaced;
+    out.set(name, replaced.text);
+  }
+  return { ok: true, headers: out };
 }
 
 async function readAnswer(response: Response, url: URL, maxBodyBytes: number, signal: AbortSignal) {

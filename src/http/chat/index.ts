@@ -1,0 +1,5 @@
+/** The AI SDK's chat protocol on the edge (docs/API.md#chat-ai-sdk-ui-message-stream). */
+export { assistantMessageId, type UIMessage, UIMessagesFold, userMessageId } from "./messages";
+export { ChatParts, type UIChunk } from "./parts";
+export { type ChatAction, parseChatRequest } from "./request";
+export { chatRoutes } from "./routes";

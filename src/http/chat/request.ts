@@ -1,0 +1,91 @@
+/**
+ * What a `POST /v1/chat` body asks for (docs/API.md#chat-ai-sdk-ui-message-stream): the AI SDK
+ * transport's `{ id, messages, trigger, messageId? }`, of which only the last message counts
+ * (the log is the history). Pure; a bad body is a 400 with the contract's error shape.
+ */
+import { z } from "zod";
+import { ApiError, describeIssues, MessageText } from "../../contract";
+
+/** A user message to post, or the approvals an assistant message answers. */
+export type ChatAction =
+  | { kind: "message"; messageId: string; text: string }
+  | { kind: "approvals"; approvals: ApprovalAnswer[]; toolCallIds: string[] };
+
+export type ApprovalAnswer = {
+  approvalId: string;
+  toolCallId: string;
+  approved: boolean;
+  reason?: string;
+  /** The arguments the client was shown, which the decision is bound to. */
+  input: unknown;
+};
+
+const Part = z.looseObject({ type: z.string() });
+const Message = z.looseObject({
+  id: z.string().min(1).max(197),
+  role: z.enum(["system", "user", "assistant"]),
+  parts: z.array(Part),
+});
+const Body = z.looseObject({
+  id: z.string(),
+  messages: z.array(z.unknown()).min(1),
+  trigger: z.string().optional(),
+  messageId: z.string().optional(),
+});
+
+const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
+const RespondedToolPart = z.looseObject({
+  type: z.string().refine((t) => t === "dynamic-tool" || t.startsWith("tool-")),
+  toolCallId: z.string(),
+  state: z.literal("approval-responded"),
+  input: z.unknown(),
+  approval: z.looseObject({ id: z.string().min(1), approved: z.boolean(), reason: z.string().max(4096).optional() }),
+});
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, path: string): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new ApiError("bad_request", `${path}${describeIssues(r.error).replace(/^body/, "")}`);
+  return r.data;
+}
+
+/** The session id a body names, or a 400 when it names none (checked before the rest, for the 404). */
+export function chatSessionId(raw: unknown): string {
+  const id = (raw as { id?: unknown } | null | undefined)?.id;
+  if (typeof id !== "string") throw new ApiError("bad_request", "id: expected string");
+  return id;
+}
+
+/** The action of a `POST /v1/chat` body; 400 for anything else. */
+export function parseChatRequest(raw: unknown): ChatAction {
+  const body = parse(Body, raw, "");
+  const last = parse(Message, body.messages[body.messages.length - 1], "messages.last");
+  if (last.role === "user") {
+    const texts = last.parts
+      .filter((p) => p.type === "text")
+      .map((p) => parse(TextPart, p, "messages.last.parts").text);
+    if (texts.length === 0) throw new ApiError("bad_request", "messages.last: a user message needs a text part");
+    const text = parse(MessageText, texts.join("\n"), "messages.last.parts.text");
+    return { kind: "message", messageId: last.id, text };
+  }
+  if (last.role === "assistant") {
+    const approvals = last.parts
+      .filter((p) => (p as { state?: unknown }).state === "approval-responded")
+      .map((p) => parse(RespondedToolPart, p, "messages.last.parts"))
+      .map((p) => ({
+        approvalId: p.approval.id,
+        toolCallId: p.toolCallId,
+        approved: p.approval.approved,
+        ...(p.approval.reason !== undefined ? { reason: p.approval.reason } : {}),
+        input: p.input,
+      }));
+    // Every call the message shows: their outcomes may follow the decision (calls of the same answer).
+    const toolCallIds = last.parts
+      .map((p) => (p as { toolCallId?: unknown }).toolCallId)
+      .filter((id): id is string => typeof id === "string");
+    if (approvals.length > 0) return { kind: "approvals", approvals, toolCallIds };
+  }
+  throw new ApiError(
+    "bad_request",
+    "messages.last: expected a user message with text, or an assistant message with an answered approval",
+  );
+}

@@ -1,0 +1,103 @@
+import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
+import type { Event } from "../../log";
+import { argsDigestOf } from "../../runtime/drafts";
+import type { ChatTurn } from "../../session/session-object";
+import { readJson } from "../body";
+import { resource, sessionStub } from "../routing";
+import { callerOf, type EdgeApp, type EdgeContext } from "../types";
+import { assistantMessageId, UIMessagesFold } from "./messages";
+import { ChatParts } from "./parts";
+import { chatSessionId, parseChatRequest } from "./request";
+import { streamTurn } from "./stream";
+
+const EVENTS_PAGE = 1000;
+
+/** The stub of a chat's session, or 404 (the object then checks the owner). */
+function chatStub(c: EdgeContext, id: string) {
+  const stub = sessionStub(c.env, id);
+  if (!stub) throw new ApiError("not_found", "session not found");
+  return stub;
+}
+
+/**
+ * The AI SDK's chat protocol (docs/API.md#chat-ai-sdk-ui-message-stream): `useChat` with
+ * `DefaultChatTransport({ api: "<origin>/v1/chat" })` works unmodified.
+ */
+export function chatRoutes(app: EdgeApp): void {
+  resource(app, "/v1/chat", {
+    POST: async (c) => {
+      const raw = await readJson(c, undefined);
+      const id = chatSessionId(raw);
+      const stub = chatStub(c, id);
+      const caller = callerOf(c);
+      const before = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>);
+      const action = parseChatRequest(raw);
+      if (action.kind === "message") {
+        if (utf8Bytes(action.text) > MAX_TEXT_BYTES)
+          throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
+        // The transport's retry of the same message appends nothing twice.
+        const posted = unwrap(
+          await stub.postMessage(caller, {
+            text: action.text,
+            idempotencyKey: `ui:${action.messageId}`,
+            source: "http",
+          }),
+        );
+        const fold = new ChatParts({ turnId: posted.turnId, messageId: assistantMessageId(posted.seq) });
+        return streamTurn(stub, caller.principal, posted.seq, fold);
+      }
+      // Every answer is checked against the arguments it was shown before any is decided.
+      for (const answer of action.approvals) {
+        const pending = before.session.pendingApprovals.find((p) => p.requestId === answer.approvalId);
+        if (pending && pending.argsDigest !== argsDigestOf(answer.input))
+          throw new ApiError("conflict", "argsDigest does not match the pending call's arguments");
+      }
+      // From just before the decisions: a rejection's `rejected` answer commits with its decision.
+      const after = before.session.highWater;
+      for (const answer of action.approvals) {
+        const decided = (await stub.decide(caller, answer.approvalId, {
+          ok: true,
+          value: {
+            decision: answer.approved ? "approve" : "reject",
+            ...(answer.reason !== undefined ? { reason: answer.reason } : {}),
+            argsDigest: argsDigestOf(answer.input),
+          },
+        })) as Result<unknown>;
+        // A retried request finds its approval decided: it streams on from where the turn is.
+        if (!decided.ok && decided.error.code === "conflict" && decided.error.message === "approval already decided")
+          continue;
+        unwrap(decided);
+      }
+      const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
+      if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
+      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds });
+      return streamTurn(stub, caller.principal, after, fold);
+    },
+  });
+
+  resource(app, "/v1/chat/:id/stream", {
+    GET: async (c) => {
+      const stub = chatStub(c, c.req.param("id") ?? "");
+      const caller = callerOf(c);
+      const { session, turn } = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>);
+      if (!turn || (session.status !== "running" && session.status !== "recovering")) return c.body(null, 204);
+      const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.startSeq) });
+      return streamTurn(stub, caller.principal, turn.startSeq, fold);
+    },
+  });
+
+  resource(app, "/v1/chat/:id/messages", {
+    GET: async (c) => {
+      const stub = chatStub(c, c.req.param("id") ?? "");
+      const caller = callerOf(c);
+      const fold = new UIMessagesFold();
+      for (let after = 0; ; ) {
+        const page = unwrap((await stub.readEvents(caller, after, EVENTS_PAGE)) as Result<{ events: Event[] }>);
+        fold.add(page.events);
+        if (page.events.length < EVENTS_PAGE) break;
+        after = page.events[page.events.length - 1]!.seq;
+      }
+      return c.json(fold.messages);
+    },
+  });
+}

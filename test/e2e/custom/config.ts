@@ -1,0 +1,36 @@
+/** `wrangler dev` configs for deployments other than the repository's own (the e2e test deployment, the example). */
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT, withoutBuild } from "../harness/wrangler";
+
+/** The repository's `wrangler.toml` (without `[build]`, without assets) with `main` set to `mainFile` (absolute). */
+export function configWithMain(mainFile: string): string {
+  const source = withoutBuild(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8"));
+  const text = withoutTable(source, "assets").replace(/^main = "([^"]+)"$/m, `main = ${JSON.stringify(mainFile)}`);
+  if (!text.includes(`main = ${JSON.stringify(mainFile)}`)) throw new Error("configWithMain: no main line to rewrite");
+  const hash = createHash("sha256").update(mainFile).digest("hex").slice(0, 12);
+  const dir = join(tmpdir(), `highwater-e2e-main-${hash}`);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "wrangler.toml");
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+  return file;
+}
+
+/** The test deployment with custom tools (test/e2e/custom/worker.ts). */
+export const customToolsConfig = () => configWithMain(join(REPO_ROOT, "test/e2e/custom/worker.ts"));
+/** The example deployment, run as its README says. */
+export const EXAMPLE_CONFIG = "examples/custom-tool/wrangler.toml";
+
+function withoutTable(toml: string, table: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of toml.split("\n")) {
+    if (/^\s*\[/.test(line)) skipping = line.trim() === `[${table}]`;
+    if (!skipping) out.push(line);
+  }
+  return out.join("\n");
+}
