@@ -95,6 +95,8 @@ export type ExportPorts = {
   arm: () => Promise<void>;
   /** A crash boundary before a turn is sent (tests only). */
   beforeSend?: () => Promise<void>;
+  /** At most this many turns per alarm, so a long backlog never holds the run loop (default 20). */
+  maxTurns?: number;
 };
 
 /**
@@ -105,6 +107,8 @@ export type ExportPorts = {
 export async function exportClosedTurns(p: ExportPorts): Promise<{ sent: number; refused: boolean }> {
   let sent = 0;
   for (;;) {
+    // The rest of a backlog is still due now: the next alarm goes on with it.
+    if (sent >= (p.maxTurns ?? 20)) return { sent, refused: false };
     const state = outboxState(p.sql);
     if (state.retryAt !== null && state.retryAt > p.now()) return { sent, refused: false };
     const next = nextClosed(p.sql, state.throughSeq);

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
 import type { SqlLike } from "../../src/storage";
-import { readTurnTrace } from "../../src/telemetry/outbox";
+import { exportClosedTurns, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
 
@@ -104,6 +104,45 @@ describe("the export outbox", () => {
     expect(posts.map((p) => p.status)).toEqual([503, 503, 200, 200]);
     const second = await api(`/v1/sessions/${s.id}/trace`);
     expect(posts[3]!.body).toBe(JSON.stringify(second.body));
+  });
+});
+
+describe("a backlog", () => {
+  it("goes out a few turns per alarm, oldest first, and stays due until it is empty", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    const turnIds = [
+      ...new Set((await allEvents(s.id)).filter((e) => e.actions?.turnClose).map((e) => e.turnId as string)),
+    ];
+    // No collector was configured while they ran; now one is, and both turns are owed.
+    const result = await runInDurableObject(stubOf(s.id), async (_instance, state) => {
+      const sent: { key: string; value: { stringValue?: string } }[][] = [];
+      const ports = {
+        sql: state.storage.sql,
+        sessionId: s.id,
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: (async (_u: string, init: RequestInit) => {
+          sent.push(JSON.parse(String(init.body)).resourceSpans[0].scopeSpans[0].spans[0].attributes);
+          return new Response("{}", { status: 200 });
+        }) as unknown as typeof fetch,
+        now: () => 5_000,
+        arm: async () => {},
+        maxTurns: 1,
+      };
+      const first = await exportClosedTurns(ports);
+      const dueBetween = traceExportDue(state.storage.sql, ports.config, 5_000);
+      const second = await exportClosedTurns(ports);
+      const dueAfter = traceExportDue(state.storage.sql, ports.config, 5_000);
+      return { first, dueBetween, second, dueAfter, sent };
+    });
+    expect(result.first).toEqual({ sent: 1, refused: false });
+    expect(result.dueBetween).toBe(5_000);
+    expect(result.second).toEqual({ sent: 1, refused: false });
+    expect(result.dueAfter).toBeNull();
+    const turnOf = (attrs: { key: string; value: { stringValue?: string } }[]) =>
+      attrs.find((a) => a.key === "highwater.turn.id")?.value.stringValue;
+    expect(result.sent.map(turnOf)).toEqual(turnIds);
   });
 });
 
