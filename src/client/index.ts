@@ -9,6 +9,7 @@ import type {
   Event,
   EventsPage,
   FilesPage,
+  OtlpTrace,
   ProviderInfo,
   RecordView,
   Run,
@@ -36,6 +37,7 @@ export type { ServerFrame } from "../contract/frames";
 export type * from "../contract/reads";
 export type * from "../contract/records";
 export type * from "../contract/session";
+export type * from "../contract/trace";
 export type * from "../contract/transcript";
 export type * from "../contract/work";
 export * from "./types";
@@ -148,6 +150,11 @@ export class HighwaterClient {
   /** One page of the transcript: items after the `after` seq (`next` when more follow). */
   transcript(id: string, page: { after?: number; limit?: number } = {}): Promise<TranscriptPage> {
     return this.#json("GET", `${sessionPath(id)}/transcript${queryString(page)}`);
+  }
+
+  /** A turn's OpenTelemetry trace as OTLP/JSON (docs/API.md#traces); default: the last closed turn. */
+  trace(id: string, turnId?: string): Promise<OtlpTrace> {
+    return this.#json("GET", `${sessionPath(id)}/trace${queryString({ turnId })}`);
   }
 
   context(id: string): Promise<ContextView> {
