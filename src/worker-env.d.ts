@@ -16,6 +16,8 @@ declare namespace Cloudflare {
     MODEL_CONTEXT_WINDOW?: string;
     MODEL_MAX_OUTPUT_TOKENS?: string;
     HTTP_TOOL_ALLOWED_HOSTS?: string;
+    /** JSON array of MCP servers (docs/API.md#mcp-servers). */
+    MCP_SERVERS?: string;
     /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
     HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;

@@ -11,6 +11,7 @@ import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
+import { toolRoutes } from "./tools";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
 
@@ -34,6 +35,7 @@ export function createApp() {
   socketRoutes(app);
   resumeRoutes(app);
   for (const feature of FEATURES) feature.routes?.(app);
+  toolRoutes(app);
   chatRoutes(app);
 
   app.notFound(answerNotFound);

@@ -9,11 +9,11 @@ import {
   resolveProviders,
 } from "../model";
 import type { Session } from "../projections";
-import { staticTools, validateApprovalRules } from "../tools";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
 import { resource } from "./routing";
 import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
 /** A session may choose only a configured provider (CONTRACT §1): else 400. */
@@ -37,11 +37,7 @@ export function sessionRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions", {
     POST: async (c) => {
       const opts = parseInput(SessionOptions, await readJson(c, {}));
-      const known = Object.keys(staticTools());
-      const unknownTool = opts.tools?.find((t) => !known.includes(t));
-      if (unknownTool) throw new ApiError("bad_request", `tools: unknown tool ${unknownTool}`);
-      const ruleError = validateApprovalRules(opts.approvals ?? [], opts.tools ?? known);
-      if (ruleError) throw new ApiError("bad_request", `approvals: ${ruleError}`);
+      await checkToolNames(c.env, opts);
       requireConfigured(c.env, opts.model?.provider);
       const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
       requireThreshold(model);

@@ -2,6 +2,7 @@
  * The built-in demo model: offline and deterministic, so `npm start` shows a working agent with
  * no key. Its answer is a pure function of the request; only the pacing of the chunks uses time.
  */
+import { argsFromSchema, toolNamedIn } from "./demo-args";
 import type { AssistantPart, ModelPart, ModelProvider, ModelRequest, NeutralMessage, ToolResultPart } from "./types";
 
 export const DEMO_NOTE_PATH = "notes/task.md";
@@ -50,6 +51,21 @@ export function planDemoStep(request: ModelRequest): DemoStep {
       preamble: `${DEMO_LABEL} I'll hand this to ${n === 1 ? "a sub-session" : `${n} sub-sessions`}.`,
       ...calls[0]!,
       more: calls.slice(1),
+    };
+  }
+  // "use <tool>": the demo calls that tool once, with arguments built from its input schema.
+  const named = toolNamedIn(task, request.tools);
+  if (named) {
+    if (results.length > 0) {
+      const turn = messages.slice(lastUserIndex + 1).flatMap((m) => (m.role === "assistant" ? m.content : []));
+      return { kind: "answer", text: buildFinalAnswer(task, results, turn) };
+    }
+    return {
+      kind: "tool-call",
+      preamble: `${DEMO_LABEL} I'll call ${named.name} as you asked.`,
+      callId: `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`,
+      name: named.name,
+      args: argsFromSchema(named.parameters),
     };
   }
   const sequence = DEMO_TOOL_SEQUENCE.filter((name) => available.has(name));
@@ -179,12 +195,20 @@ function buildFinalAnswer(task: string, results: ToolResultPart[], turn: Assista
       : "No workspace tools were available, so I only read your message.",
     ...results.map((r) => {
       const outcome = r.status === "ok" ? "ok" : `${r.status}: ${truncate(JSON.stringify(r.output ?? null), 120)}`;
-      return `- ${describeCall(r.name, argsById.get(r.callId))} (${r.name}, ${outcome})`;
+      const line = `- ${describeCall(r.name, argsById.get(r.callId))} (${r.name}, ${outcome})`;
+      // A tool outside the workspace walk: show what it answered.
+      return r.status === "ok" && !KNOWN_CALLS.has(r.name) ? `${line}: ${truncate(outputText(r.output), 300)}` : line;
     }),
     task.trim() === "" ? "There was no task text to work on." : `Your task: "${truncate(task.trim(), 200)}".`,
     "Set MODEL_BASE_URL and MODEL_API_KEY (or MODEL_PROVIDER) to talk to a real model.",
   ];
   return lines.join("\n");
+}
+
+const KNOWN_CALLS = new Set(["write_file", "list_files", "read_file", "search_files", "spawn_session"]);
+
+function outputText(output: unknown): string {
+  return typeof output === "string" ? output : JSON.stringify(output ?? null);
 }
 
 function describeCall(name: string, args: unknown): string {
@@ -201,7 +225,7 @@ function describeCall(name: string, args: unknown): string {
     case "spawn_session":
       return `handed "${truncate(String(a.goal ?? ""), 80)}" to a sub-session`;
     default:
-      return `called ${name}`;
+      return `called ${name} with ${truncate(JSON.stringify(a), 120)}`;
   }
 }
 

@@ -43,6 +43,7 @@ export {
   deriveStatus,
   type OpenTurn,
   type PendingApproval,
+  type RecordedToolset,
   type RecoveryNotice,
   reduceSummary,
   type Session,

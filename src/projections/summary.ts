@@ -71,6 +71,15 @@ export type SessionSummary = {
   children?: ChildrenState;
   /** The owner's directory object id, where this session registers the children it spawns. */
   directoryId?: string | null;
+  /** The last recorded `stateDelta.toolset` (docs/API.md#mcp-servers): an open turn keeps it until it closes. */
+  toolset?: RecordedToolset;
+};
+
+/** What the summary keeps of a toolset: its digest, the servers left out, and the blob of its MCP tools. */
+export type RecordedToolset = {
+  digest: string;
+  unavailable: string[];
+  mcp: { sha256: string; bytes: number; mediaType: string } | null;
 };
 
 export type SessionCreated = {
@@ -123,6 +132,13 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     if (typeof delta.maxModelCallsPerTurn === "number")
       next.options = { ...next.options, maxModelCallsPerTurn: delta.maxModelCallsPerTurn };
     if (isBlobRef(delta.forkPrefix)) next.forkPrefix = delta.forkPrefix.$blob;
+    const toolset = delta.toolset as { digest?: unknown; unavailable?: unknown; mcp?: unknown } | undefined;
+    if (toolset && typeof toolset.digest === "string")
+      next.toolset = {
+        digest: toolset.digest,
+        unavailable: Array.isArray(toolset.unavailable) ? toolset.unavailable.map(String) : [],
+        mcp: isBlobRef(toolset.mcp) ? toolset.mcp.$blob : null,
+      };
     // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;

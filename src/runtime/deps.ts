@@ -5,6 +5,7 @@ import type { Event, EventDraft, EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
+import type { McpHub } from "../tools/mcp/hub";
 import type { ToolDefinition } from "../tools/types";
 import type { FailpointEnv, FailpointId } from "./failpoints";
 import type { RuntimePolicy } from "./retry";
@@ -36,6 +37,8 @@ export type RuntimeDeps = {
   now?: () => number;
   /** Other session objects, for sub-sessions (absent: `spawn_session` answers unavailable). */
   children?: ChildrenPort;
+  /** The deployment's MCP servers (absent or empty: none), listed and called from this object. */
+  mcp?: McpHub;
   /** Overrides of the default policy (tests set the waits to 0). */
   policy?: Partial<RuntimePolicy>;
 };
@@ -52,6 +55,10 @@ export interface RuntimeCtx {
   turnSuffix(): Event[];
   needsApproval(call: CallState): boolean;
   toolFor(name: string): ToolDefinition<unknown> | null;
+  /** The MCP server a tool name belongs to when the turn's toolset named it unavailable. */
+  unavailableServerOf(name: string): string | null;
+  /** Lists the MCP servers and records a changed toolset (before a turn's first model call). */
+  refreshToolset(ids: { turnId: string; runId: string }): Promise<void>;
   contextInput(model: ModelConfig): ContextInput;
   /** Aborted by a stop: ends the model stream and running tools. */
   readonly signal: AbortSignal;

@@ -95,6 +95,23 @@ export function invalidCallDrafts(
   ];
 }
 
+/** A call to a tool of an MCP server the turn's toolset left out: `tool_unavailable` (docs/API.md#mcp-servers). */
+export function unavailableCallDrafts(
+  call: CallState,
+  base: Base,
+  idempotencyKey: string,
+  server: string,
+): EventDraft[] {
+  const ids = { ...base, invocationId: call.invocationId };
+  return [
+    ...(call.dispatch ? [] : [dispatchDraft(call, base, "write", idempotencyKey)]),
+    responseDraft(call, ids, "error", {
+      code: "tool_unavailable",
+      message: `MCP server ${server} could not be listed for this turn`,
+    }),
+  ];
+}
+
 /**
  * CONTRACT §7.17: the digest a human decision is bound to, over the args exactly as in the
  * `functionCall` event (before schema defaults); for args kept as a `$blob`, over its bytes,

@@ -46,6 +46,11 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   let built: NextContext;
   if (call.kind === "new") {
     if (call.continuation) rt.commit([continueDraft(base)]);
+    // A turn decides its toolset once, before its first model call, and keeps it until it closes.
+    if (turn.lastModelRequestSeq === null) {
+      await rt.refreshToolset(base);
+      if (!stillOpen(rt, turn, signal)) return false;
+    }
     try {
       built = await prepareContext(
         {

@@ -26,7 +26,7 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, enabledTools, getTool, parseToolArgs, toolSpecs } from "../tools";
+import { callNeedsApproval, parseToolArgs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import {
   appendMessage,
@@ -43,6 +43,7 @@ import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoin
 import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
+import { TurnTools } from "./turn-tools";
 import { resumeWait } from "./waits";
 
 export { REQUEST_ID } from "./commands";
@@ -71,9 +72,11 @@ export class SessionRuntime implements RuntimeCtx {
   readonly attachedChildren = new Set<string>();
   /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
   #outboxFailures = 0;
+  readonly #tools: TurnTools;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
+    this.#tools = new TurnTools(deps.store.blobs, deps.mcp);
     this.#summary = loadSummary(deps.sql, deps.store);
     // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
@@ -118,9 +121,19 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   toolFor(name: string): ToolDefinition<unknown> | null {
-    const enabled = this.#summary?.options.tools;
-    if (enabled && !enabled.includes(name)) return null;
-    return (getTool(name) as ToolDefinition<unknown> | undefined) ?? null;
+    const s = this.#summary;
+    return s ? this.#tools.lookup(s, name) : null;
+  }
+
+  unavailableServerOf(name: string): string | null {
+    const s = this.#summary;
+    return s ? this.#tools.unavailableServerOf(s, name) : null;
+  }
+
+  /** Before a turn's first model call: lists the MCP servers and records the toolset if it changed. */
+  async refreshToolset(ids: { turnId: string; runId: string }): Promise<void> {
+    const drafts = await this.#tools.refresh(this.require(), ids);
+    if (drafts.length > 0 && this.#summary?.openTurn?.turnId === ids.turnId) this.commit(drafts);
   }
 
   now(): number {
@@ -166,7 +179,7 @@ export class SessionRuntime implements RuntimeCtx {
   contextInput(model: ModelConfig): ContextInput {
     const s = this.require();
     const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
-    const tools: ToolSpec[] = toolSpecs(enabledTools(s.options.tools));
+    const tools: ToolSpec[] = this.#tools.specs(s);
     const prefix = this.#forkPrefix(s);
     return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
   }

@@ -13,7 +13,14 @@ import {
 } from "../tools";
 import type { ToolDefinition, ToolResult } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
-import { type Base, callIdempotencyKey, dispatchDraft, invalidCallDrafts, responseDraft } from "./drafts";
+import {
+  type Base,
+  callIdempotencyKey,
+  dispatchDraft,
+  invalidCallDrafts,
+  responseDraft,
+  unavailableCallDrafts,
+} from "./drafts";
 import { failpoint, failpointArmed } from "./failpoints";
 import { writeInflight } from "./state";
 import { type CallSecrets, callSecrets } from "./tool-secrets";
@@ -24,6 +31,10 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   // A re-run sends the key recorded at dispatch (an older log may hold another format).
   const idempotencyKey = callIdempotencyKey(call, rt.deps.sessionId);
+  if (!tool && rt.unavailableServerOf(call.name)) {
+    rt.commit(unavailableCallDrafts(call, base, idempotencyKey, rt.unavailableServerOf(call.name)!));
+    return true;
+  }
   if (!tool || !parsed?.ok) {
     const issues = !tool
       ? [{ message: `unknown or disabled tool: ${call.name}` }]
@@ -40,7 +51,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
   writeInflight(rt.deps.sql, { callId: call.callId });
-  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(rt.policy.toolTimeoutMs)]);
+  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
   const secrets = callSecrets(rt.deps.env ?? {});
   let result: ToolResult;
   try {

@@ -11,8 +11,10 @@ import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
 import { nextAlarm, SessionRuntime } from "../runtime";
+import { failpoint, failpointArmed } from "../runtime/failpoints";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
+import { mcpHubFor } from "../tools/mcp";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -64,12 +66,26 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, oth
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children: makeChildrenPort(env, sessionId, hooks.principal),
+    mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
   return { runtime, store, arm };
 }
 
 function earliest(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : Math.min(a, b);
+}
+
+/** Fetch for MCP servers; with the F5 failpoint armed, a `tools/call` stops the object once it has left. */
+function mcpFetch(env: Env): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const pending = fetch(input, init);
+    if (failpointArmed(env, "F5") && typeof init?.body === "string" && init.body.includes('"method":"tools/call"')) {
+      // Give the request time to reach the server, then stop here (crash tests).
+      await new Promise((r) => setTimeout(r, 300));
+      await failpoint(env, "F5");
+    }
+    return pending;
+  }) as typeof fetch;
 }
 
 /** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */

@@ -94,7 +94,9 @@ export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
     let spec = specCache.get(tool);
     if (!spec) {
       // JSON round trip: drop zod's non-enumerable extras and leave only plain data.
-      const schema = JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>;
+      const schema =
+        tool.parameters ??
+        (JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>);
       delete schema.$schema;
       spec = { name: tool.name, description: tool.description, parameters: schema };
       specCache.set(tool, spec);

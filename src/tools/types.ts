@@ -49,6 +49,10 @@ export interface ToolDefinition<I = unknown> {
   /** The effect of this call (http_fetch: read for GET/HEAD, write otherwise). */
   effect(args: I): ToolEffect;
   run(args: I, ctx: ToolContext): Promise<ToolResult>;
+  /** The JSON schema the model sees, when it is not derived from `input` (an MCP server's own). */
+  parameters?: Record<string, unknown>;
+  /** How long one call may take (an MCP server's `timeoutMs`); default the runtime's tool timeout. */
+  timeoutMs?: number;
   /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
   declaredEffect?: ToolEffect | "by-arguments";
 }

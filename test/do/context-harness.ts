@@ -7,6 +7,7 @@ import type { SessionOptions } from "../../src/projections";
 import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
+import type { McpHub } from "../../src/tools/mcp";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
 export function requestChars(r: Pick<ModelRequest, "messages" | "tools">): number {
@@ -124,6 +125,8 @@ export async function withSession<T>(
     setAlarm?: (at: number) => void;
     deleteAlarm?: () => void;
     options?: SessionOptions;
+    /** MCP servers for this session (a fresh hub per runtime, as after a restart). */
+    mcp?: () => McpHub;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -153,6 +156,7 @@ export async function withSession<T>(
         onCommit: () => {},
         onDelta: (f) => deltas.push(f),
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
+        ...(opts.mcp ? { mcp: opts.mcp() } : {}),
         ...(opts.now ? { now: opts.now } : {}),
       });
       return { store, runtime };

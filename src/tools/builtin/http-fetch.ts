@@ -69,6 +69,7 @@ export function makeHttpFetchTool(options: HttpFetchOptions = {}): ToolDefinitio
     name: "http_fetch",
     description: `Make an HTTP request to an allowed host. Redirects are followed (at most ${maxRedirects}), each hop checked against the allowlist. Any HTTP answer returns { status, headers, body, truncated, url }; the body is text, cut at ${maxBodyBytes} bytes.`,
     input: HttpFetchInput,
+    declaredEffect: "by-arguments",
     effect: (args) => (args.method === "GET" || args.method === "HEAD" ? "read" : "write"),
     async run(args, ctx) {
       const controller = new AbortController();

@@ -1,0 +1,90 @@
+/**
+ * `GET /v1/tools` (docs/API.md#tools): what a new session gets now, and the check of a new
+ * session's `tools` and approval rules against it. The Worker isolate lists the MCP servers
+ * itself, cached 5 minutes like a session object.
+ */
+import { ApiError } from "../contract";
+import { type AnyTool, staticTools, toolSpecs, validateApprovalRules } from "../tools";
+import { declaredEffect, type McpHub, mcpHubFor } from "../tools/mcp";
+import { resource } from "./routing";
+import type { EdgeApp } from "./types";
+
+export type ToolListing = {
+  tools: {
+    name: string;
+    source: string;
+    effect: string;
+    description: string;
+    inputSchema: Record<string, unknown>;
+  }[];
+  unavailable: string[];
+};
+
+let hub: { key: string; hub: McpHub } | null = null;
+
+function hubOf(env: Env): McpHub {
+  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_ALLOWED_HOSTS ?? ""}`;
+  if (hub?.key !== key) hub = { key, hub: mcpHubFor(env, { fetch: (i, init) => fetch(i, init) }) };
+  return hub.hub;
+}
+
+/** Every tool a new session may be given: the static tools, then each available MCP server's. */
+export async function listTools(env: Env): Promise<ToolListing> {
+  const statics = Object.values(staticTools()) as AnyTool[];
+  const specs = toolSpecs(statics);
+  const mcp = hubOf(env);
+  const listing = mcp.configured ? await mcp.list() : { tools: [], unavailable: [] };
+  return {
+    tools: [
+      ...statics.map((t, i) => ({
+        name: t.name,
+        source: t.source ?? "builtin",
+        effect: declaredEffect(t),
+        description: t.description,
+        inputSchema: specs[i]!.parameters,
+      })),
+      ...listing.tools.map((t) => ({
+        name: t.name,
+        source: `mcp:${t.server}`,
+        effect: t.effect,
+        description: t.description,
+        inputSchema: t.parameters,
+      })),
+    ],
+    unavailable: listing.unavailable,
+  };
+}
+
+/**
+ * A new session's `tools` and approval rules name tools of `GET /v1/tools` (400 otherwise). The
+ * MCP servers are listed only when a name is not a static tool's; a name of an unavailable server
+ * cannot be checked now and is accepted (its calls answer `tool_unavailable` while it is down).
+ */
+export async function checkToolNames(
+  env: Env,
+  opts: { tools?: string[]; approvals?: { tool: string; match?: Record<string, string[]> }[] },
+): Promise<void> {
+  const statics = Object.keys(staticTools());
+  const named = [...(opts.tools ?? []), ...(opts.approvals ?? []).map((r) => r.tool)];
+  let known = statics;
+  const mcp = hubOf(env);
+  if (named.some((n) => !statics.includes(n)) && mcp.configured) {
+    const listing = await mcp.list();
+    const down = listing.unavailable.map((s) => `${s}__`);
+    known = [
+      ...statics,
+      ...listing.tools.map((t) => t.name),
+      ...named.filter((n) => down.some((p) => n.startsWith(p))),
+    ];
+  }
+  const unknownTool = opts.tools?.find((t) => !known.includes(t));
+  if (unknownTool) throw new ApiError("bad_request", `tools: unknown tool ${unknownTool}`);
+  const ruleError = validateApprovalRules(opts.approvals ?? [], opts.tools ?? known);
+  if (ruleError) throw new ApiError("bad_request", `approvals: ${ruleError}`);
+}
+
+export function toolRoutes(app: EdgeApp): void {
+  resource(app, "/v1/tools", {
+    GET: async (c) => c.json(await listTools(c.env)),
+  });
+}

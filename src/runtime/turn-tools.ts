@@ -1,0 +1,110 @@
+/**
+ * The tools of a turn (docs/API.md#mcp-servers): the static tools a session enables and the MCP
+ * tools of the last recorded toolset. Before the first model call of a turn the MCP servers are
+ * listed (from the object's 5-minute cache) and a changed set is recorded; the turn then keeps it
+ * until it closes, so its requests extend byte for byte even when a server's list changes.
+ */
+import { z } from "zod";
+import type { BlobStore, EventDraft } from "../log";
+import type { RecordedToolset, SessionSummary } from "../projections";
+import { enabledTools, getTool, staticTools, type ToolSpec, toolSpecs } from "../tools";
+import type { McpHub, McpToolSpec } from "../tools/mcp/hub";
+import { buildToolset, mcpToolsFor, serializeMcpSpecs } from "../tools/mcp/toolset";
+import type { ToolDefinition } from "../tools/types";
+
+type Parsed = { sha256: string; specs: McpToolSpec[]; tools: Map<string, ToolDefinition<unknown>> };
+
+/** MCP arguments go to the server as the model wrote them; the server checks them against its schema. */
+const McpArgs = z.record(z.string(), z.unknown());
+
+export class TurnTools {
+  #parsed: Parsed | null = null;
+
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly hub: McpHub | undefined,
+  ) {}
+
+  /** The specs the model is given: the enabled static tools, then the toolset's MCP tools. */
+  specs(s: SessionSummary): ToolSpec[] {
+    const statics = toolSpecs(enabledTools(s.options.tools, staticTools()));
+    const mcp = this.#mcp(s.toolset).specs.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: structuredClone(t.parameters),
+    }));
+    return [...statics, ...mcp];
+  }
+
+  /** The tool a call names, if the session has it in this turn. */
+  lookup(s: SessionSummary, name: string): ToolDefinition<unknown> | null {
+    const enabled = s.options.tools;
+    if (enabled && !enabled.includes(name)) return null;
+    const builtin = getTool(name, staticTools()) as ToolDefinition<unknown> | undefined;
+    if (builtin) return builtin;
+    return this.#mcp(s.toolset).tools.get(name) ?? null;
+  }
+
+  /** The unavailable server a name belongs to (`<server>__…`), if the turn's toolset left one out. */
+  unavailableServerOf(s: SessionSummary, name: string): string | null {
+    return s.toolset?.unavailable.find((server) => name.startsWith(`${server}__`)) ?? null;
+  }
+
+  /**
+   * Lists the servers and returns the drafts that record a changed toolset (none when it is the
+   * last recorded one, or when no server is configured and none ever was).
+   */
+  async refresh(s: SessionSummary, ids: { turnId: string; runId: string }): Promise<EventDraft[]> {
+    if (!this.hub?.configured && !s.toolset) return [];
+    const listing = this.hub?.configured ? await this.hub.list() : { tools: [], unavailable: [] };
+    const mcp = mcpToolsFor(listing, s.options.tools);
+    const record = buildToolset(enabledTools(s.options.tools, staticTools()), mcp, listing.unavailable);
+    if (record.digest === s.toolset?.digest) return [];
+    // Archive first: the event refers to the MCP specs by content address.
+    const meta = mcp.length > 0 ? this.blobs.put(serializeMcpSpecs(mcp), "application/json") : null;
+    return [
+      {
+        author: "runtime",
+        modelVisibility: "hidden",
+        turnId: ids.turnId,
+        runId: ids.runId,
+        actions: { stateDelta: { toolset: { ...record, mcp: meta ? { $blob: meta } : null } } },
+      },
+    ];
+  }
+
+  #mcp(toolset: RecordedToolset | undefined): Parsed {
+    const ref = toolset?.mcp;
+    if (!ref) return { sha256: "", specs: [], tools: new Map() };
+    if (this.#parsed?.sha256 !== ref.sha256) {
+      const text = this.blobs.readText(ref.sha256);
+      if (text === null) throw new Error(`toolset blob ${ref.sha256} is missing`);
+      const specs = JSON.parse(text) as McpToolSpec[];
+      this.#parsed = { sha256: ref.sha256, specs, tools: new Map(specs.map((t) => [t.name, this.#define(t)])) };
+    }
+    return this.#parsed!;
+  }
+
+  #define(spec: McpToolSpec): ToolDefinition<unknown> {
+    const hub = this.hub;
+    const server = hub?.servers.find((s) => s.name === spec.server);
+    return {
+      name: spec.name,
+      source: `mcp:${spec.server}`,
+      description: spec.description,
+      input: McpArgs,
+      parameters: spec.parameters,
+      // The hub answers `tool_timeout` itself after each attempt's `timeoutMs` (up to 3 attempts);
+      // the step's own deadline only backs it up.
+      ...(server ? { timeoutMs: server.timeoutMs * 3 + 1000 } : {}),
+      effect: () => spec.effect,
+      run: async (args, ctx) =>
+        hub
+          ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal)
+          : {
+              status: "error",
+              response: { code: "tool_unavailable", message: `MCP server ${spec.server} is not configured` },
+            },
+    };
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The configured MCP servers as one tool source (docs/API.md#mcp-servers): listings cached for
+ * 5 minutes per holder (a session object, or a Worker isolate for `GET /v1/tools`), and calls with
+ * the idempotency key, retried for `read` and `idempotent` tools, that never throw.
+ */
+import type { ToolEffect } from "../../log";
+import type { ToolResult } from "../types";
+import { type ListedTool, McpCallError, McpConnection, type McpConnectionDeps } from "./client";
+import type { McpServerConfig } from "./config";
+import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
+
+export const LISTING_TTL_MS = 5 * 60 * 1000;
+/** Retries of a failed `read` or `idempotent` call, with the same key. */
+export const MCP_CALL_RETRIES = 2;
+
+/** An MCP tool as a session may be given it. */
+export type McpToolSpec = {
+  /** The model-visible name, `<server>__<tool>`. */
+  name: string;
+  server: string;
+  /** The tool's own name on its server. */
+  tool: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  effect: ToolEffect;
+};
+
+export type McpListing = { tools: McpToolSpec[]; unavailable: string[] };
+
+type Cached = { at: number; tools: ListedTool[] };
+
+export class McpHub {
+  readonly servers: readonly McpServerConfig[];
+  #connections = new Map<string, McpConnection>();
+  #cache = new Map<string, Cached>();
+
+  constructor(
+    servers: readonly McpServerConfig[],
+    private readonly deps: McpConnectionDeps & { now: () => number },
+  ) {
+    this.servers = servers;
+  }
+
+  get configured(): boolean {
+    return this.servers.length > 0;
+  }
+
+  /** Every server's tools (from the cache when younger than 5 minutes); a server that fails is `unavailable`. */
+  async list(): Promise<McpListing> {
+    const results = await Promise.all(
+      this.servers.map(async (server) => {
+        try {
+          return { server, tools: await this.#listed(server) };
+        } catch (err) {
+          console.warn(`highwater: MCP server ${server.name} unavailable: ${(err as Error).message}`);
+          return { server, tools: null };
+        }
+      }),
+    );
+    const tools: McpToolSpec[] = [];
+    const seen = new Set<string>();
+    const unavailable: string[] = [];
+    for (const { server, tools: listed } of results) {
+      if (!listed) {
+        unavailable.push(server.name);
+        continue;
+      }
+      for (const t of listed) {
+        const name = mcpModelName(server.name, t.name);
+        // Two tools cut to the same name: the first keeps it, so the choice is stable.
+        if (seen.has(name)) continue;
+        seen.add(name);
+        tools.push({
+          name,
+          server: server.name,
+          tool: t.name,
+          description: t.description ?? "",
+          parameters: t.inputSchema,
+          effect: mcpEffect(server, t.name, t.annotations),
+        });
+      }
+    }
+    return { tools, unavailable };
+  }
+
+  async #listed(server: McpServerConfig): Promise<ListedTool[]> {
+    const hit = this.#cache.get(server.name);
+    const now = this.deps.now();
+    if (hit && now - hit.at < LISTING_TTL_MS) return hit.tools;
+    const tools = await this.#connection(server).listTools();
+    this.#cache.set(server.name, { at: now, tools });
+    return tools;
+  }
+
+  /**
+   * One `tools/call` as a tool outcome: transport failures and HTTP errors are `tool_failed`, no
+   * answer in time `tool_timeout`, each retried up to 2 times with the same key unless `write`.
+   */
+  async call(spec: McpToolSpec, args: unknown, idempotencyKey: string, signal: AbortSignal): Promise<ToolResult> {
+    const server = this.servers.find((s) => s.name === spec.server);
+    if (!server) return failed("tool_unavailable", `MCP server ${spec.server} is no longer configured`);
+    const attempts = spec.effect === "write" ? 1 : 1 + MCP_CALL_RETRIES;
+    let last: McpCallError | null = null;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        return mapCallResult(await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal));
+      } catch (err) {
+        last = err instanceof McpCallError ? err : new McpCallError("transport", String(err));
+        if (last.kind === "aborted") return failed("aborted", "the call was stopped");
+        // A JSON-RPC error or an answer over the limit would be the same again.
+        if (last.kind === "protocol" || last.kind === "too_large") break;
+      }
+    }
+    const code = last?.kind === "timeout" ? "tool_timeout" : "tool_failed";
+    const message =
+      last?.kind === "timeout"
+        ? `no answer from MCP server ${server.name} within ${server.timeoutMs} ms`
+        : `MCP server ${server.name}: ${last?.message ?? "failed"}`;
+    return failed(code, message);
+  }
+
+  #connection(server: McpServerConfig): McpConnection {
+    let c = this.#connections.get(server.name);
+    if (!c) {
+      c = new McpConnection(server, this.deps);
+      this.#connections.set(server.name, c);
+    }
+    return c;
+  }
+}
+
+function failed(code: string, message: string): ToolResult {
+  return { status: "error", response: { code, message } };
+}

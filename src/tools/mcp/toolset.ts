@@ -1,0 +1,69 @@
+/**
+ * The set of tools a turn gives the model (docs/API.md#mcp-servers), recorded as a hidden
+ * `stateDelta.toolset` whenever its digest changes. The MCP tools' descriptions and schemas are
+ * kept in the session's blob store, so a request rebuilt after a restart has the same bytes with no
+ * server reachable. Pure.
+ */
+import { canonical, sha256Hex, type ToolEffect } from "../../log";
+import { type AnyTool, type ToolSpec, toolSpecs } from "../registry";
+import type { McpListing, McpToolSpec } from "./hub";
+
+export type ToolsetEntry = {
+  name: string;
+  source: string;
+  effect: ToolEffect | "by-arguments";
+  /** sha256 of the canonical `{ description, parameters }` the model sees. */
+  schemaDigest: string;
+};
+
+export type ToolsetRecord = { digest: string; tools: ToolsetEntry[]; unavailable: string[] };
+
+/** A static tool's effect as `GET /v1/tools` and the toolset state it. */
+export function declaredEffect(tool: AnyTool): ToolEffect | "by-arguments" {
+  if (tool.declaredEffect) return tool.declaredEffect;
+  try {
+    return tool.effect({});
+  } catch {
+    return "by-arguments";
+  }
+}
+
+function specDigest(spec: Pick<ToolSpec, "description" | "parameters">): string {
+  return sha256Hex(canonical({ description: spec.description, parameters: spec.parameters }));
+}
+
+/** The MCP tools a session may have: all of them, or those its `tools` option names. */
+export function mcpToolsFor(listing: McpListing, enabled: readonly string[] | undefined): McpToolSpec[] {
+  if (!enabled) return listing.tools;
+  const wanted = new Set(enabled);
+  return listing.tools.filter((t) => wanted.has(t.name));
+}
+
+/** The toolset record for the static tools a session enables and the MCP tools it gets, sorted by name. */
+export function buildToolset(staticEnabled: AnyTool[], mcp: McpToolSpec[], unavailable: string[]): ToolsetRecord {
+  const tools: ToolsetEntry[] = [
+    ...toolSpecs(staticEnabled).map((spec, i) => ({
+      name: spec.name,
+      source: staticEnabled[i]!.source ?? "builtin",
+      effect: declaredEffect(staticEnabled[i]!),
+      schemaDigest: specDigest(spec),
+    })),
+    ...mcp.map((t) => ({
+      name: t.name,
+      source: `mcp:${t.server}`,
+      effect: t.effect,
+      schemaDigest: specDigest(t),
+    })),
+  ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sortedUnavailable = [...unavailable].sort();
+  return {
+    digest: sha256Hex(canonical({ tools, unavailable: sortedUnavailable })),
+    tools,
+    unavailable: sortedUnavailable,
+  };
+}
+
+/** The JSON the blob of a toolset holds: the MCP tools as given, in listing order. */
+export function serializeMcpSpecs(specs: McpToolSpec[]): string {
+  return canonical(specs);
+}
