@@ -7,8 +7,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
+import type { ModelProvider } from "../../src/model/types";
 import type { SqlLike } from "../../src/storage";
 import { exportClosedTurns, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
+import { buildTurnTrace } from "../../src/telemetry/spans";
+import { withSession } from "./context-harness";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
 
@@ -200,5 +203,53 @@ describe("a trace reads only its turn", () => {
     // And the answer over HTTP is the same trace shape for both.
     const spans = spansOf((await api(`/v1/sessions/${large.id}/trace`)).body);
     expect(spans.length).toBe(spansOf((await api(`/v1/sessions/${small.id}/trace`)).body).length);
+  });
+});
+
+describe("a recovered turn's trace, from the runtime's own events", () => {
+  it("shows the takeover and the notice on the turn, and the re-issued call's lost attempt", async () => {
+    const model = { provider: "openai" as const, name: "fake", contextWindow: 32_000, maxOutputTokens: 4_000 };
+    let reached: () => void = () => {};
+    const firstCall = new Promise<void>((r) => {
+      reached = r;
+    });
+    const lost: ModelProvider = {
+      name: "openai",
+      async *stream() {
+        reached();
+        await new Promise(() => {});
+      },
+    };
+    const answering: ModelProvider = {
+      name: "openai",
+      async *stream() {
+        yield { type: "text-delta", text: "done" };
+        yield { type: "usage", inputTokens: 10, outputTokens: 2 };
+        yield { type: "finish", reason: "stop" };
+      },
+    };
+    await withSession({ provider: lost, model }, async (h) => {
+      await h.runtime.postMessage({ text: "task", source: "http" });
+      void h.runtime.alarm(); // the call never answers: the object dies with it
+      await firstCall;
+      const b = h.reopen(answering);
+      for (let i = 0; i < 10 && b.summary?.openTurn; i++) await b.alarm();
+      const events = h.events();
+      const turnId = events.find((e) => e.actions?.turnClose)!.turnId!;
+      const trace = buildTurnTrace(events, { sessionId: "s", turnId, serviceName: "highwater", model });
+      const spans = spansOf(trace);
+      expect(spans[0].events.map((e: { name: string }) => e.name)).toEqual([
+        "highwater.recovery",
+        "highwater.recovery_notice",
+      ]);
+      const chats = spans.filter((x) => op(x) === "chat");
+      expect(chats).toHaveLength(1);
+      expect(chats[0].events).toHaveLength(1);
+      expect(chats[0].events[0].attributes).toContainEqual({ key: "error.type", value: { stringValue: "restart" } });
+      expect(chats[0].attributes).toContainEqual({
+        key: "gen_ai.response.finish_reasons",
+        value: { arrayValue: { values: [{ stringValue: "stop" }] } },
+      });
+    });
   });
 });
