@@ -69,6 +69,7 @@ describe("GET /v1/sessions/:id/trace", () => {
     expectError(await api(`/v1/sessions/${s.id}/trace?turnId=00000000-0000-4000-8000-000000000000`), 404, "not_found");
     expectError(await api(`/v1/sessions/${s.id}/trace?turnId=${encodeURIComponent("no spaces!")}`), 400, "bad_request");
     expectError(await api(`/v1/sessions/${s.id}/trace?turn=1`), 400, "bad_request");
+    expectError(await api(`/v1/sessions/${s.id}/trace`, { method: "POST" }), 405, "method_not_allowed");
     expectError(await api(`/v1/sessions/${s.id}/trace`, { token: "test-token-b" }), 404, "not_found");
     expect(await highWaterOf(s.id)).toBe(before);
   });
