@@ -9,8 +9,8 @@ import type {
   Event,
   EventsPage,
   FilesPage,
-  OtlpTrace,
   ProviderInfo,
+  RecordTopic,
   RecordView,
   Run,
   Session,
@@ -29,6 +29,7 @@ import {
   type ConnectOptions,
   HighwaterError,
   newIdempotencyKey,
+  type ToolList,
   type WebSocketConstructor,
 } from "./types";
 
@@ -152,11 +153,6 @@ export class HighwaterClient {
     return this.#json("GET", `${sessionPath(id)}/transcript${queryString(page)}`);
   }
 
-  /** A turn's OpenTelemetry trace as OTLP/JSON (docs/API.md#traces); default: the last closed turn. */
-  trace(id: string, turnId?: string): Promise<OtlpTrace> {
-    return this.#json("GET", `${sessionPath(id)}/trace${queryString({ turnId })}`);
-  }
-
   context(id: string): Promise<ContextView> {
     return this.#json("GET", `${sessionPath(id)}/context`);
   }
@@ -222,7 +218,7 @@ export class HighwaterClient {
   }
 
   /** Work records (CONTRACT §6): the topics, one topic with its uncovered entries, a revision, an entry. */
-  records(id: string): Promise<unknown> {
+  records(id: string): Promise<{ topics: RecordTopic[] }> {
     return this.#json("GET", `${sessionPath(id)}/records`);
   }
 
@@ -241,6 +237,17 @@ export class HighwaterClient {
 
   appendRecordEntry(id: string, topic: string, body: { text: string; refs?: number[] }): Promise<unknown> {
     return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
+  }
+
+  /** The tools a new session gets now, whatever their source (docs/API.md#tools). */
+  tools(): Promise<ToolList> {
+    return this.#json("GET", "/v1/tools");
+  }
+
+  /** A turn's trace as OTLP/JSON (default: the last closed turn), as text to save as is. */
+  async trace(id: string, turnId?: string): Promise<string> {
+    const q = turnId ? `?turnId=${encodeURIComponent(turnId)}` : "";
+    return (await this.#request("GET", `${sessionPath(id)}/trace${q}`)).text();
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */

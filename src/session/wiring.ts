@@ -1,16 +1,16 @@
 /**
  * Wires a session's runtime over its Durable Object storage: migrations, the event store, the
- * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
- * trigger due) and the ports the runtime reaches out through.
+ * scheduled work and the ports the runtime reaches out through. The alarm is the runtime's alone
+ * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
 
-import { FEATURES, featuresDue } from "../features";
+import { FEATURES } from "../features";
 import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { nextAlarm, SessionRuntime } from "../runtime";
+import { SessionRuntime } from "../runtime";
 import { failpoint, failpointArmed } from "../runtime/failpoints";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
@@ -23,10 +23,10 @@ export type Hooks = {
   principal: () => string | null;
 };
 
-export type Opened = { runtime: SessionRuntime; store: EventStore; arm: (loop: number | null) => Promise<void> };
+export type Opened = { runtime: SessionRuntime; store: EventStore };
 
-/** Other parts' due times the one alarm also covers (the trace-export outbox). */
-export type OtherDues = () => number | null;
+/** When the trace-export outbox next needs the alarm (its slot among the runtime's dues). */
+export type TraceExportDue = () => number | null;
 
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 export function isWritten(sql: SqlStorage): boolean {
@@ -34,24 +34,21 @@ export function isWritten(sql: SqlStorage): boolean {
 }
 
 /** Migrates and wires the runtime (call inside the seq 1 block for a new session). */
-export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, otherDues: OtherDues): Opened {
+export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, traceExportDue: TraceExportDue): Opened {
   const sql = ctx.storage.sql;
   const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
   for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
-  const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, earliest(featuresDue(sql), otherDues()));
-    return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
-  };
   const runtime = new SessionRuntime({
     sessionId,
     store,
     sql,
     transactionSync,
-    setAlarm: (at) => arm(at),
-    deleteAlarm: () => arm(null),
+    setAlarm: (at) => ctx.storage.setAlarm(at),
+    deleteAlarm: () => ctx.storage.deleteAlarm(),
+    traceExportDue,
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
@@ -68,11 +65,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, oth
     children: makeChildrenPort(env, sessionId, hooks.principal),
     mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
-  return { runtime, store, arm };
-}
-
-function earliest(a: number | null, b: number | null): number | null {
-  return a === null ? b : b === null ? a : Math.min(a, b);
+  return { runtime, store };
 }
 
 /** Fetch for MCP servers; with the F5 failpoint armed, a `tools/call` stops the object once it has left. */

@@ -14,7 +14,7 @@ describe("the client's trace method (docs/API.md#traces)", () => {
         return Response.json({ resourceSpans: [] }, { status: 200 });
       },
     });
-    expect(await client.trace("s")).toEqual({ resourceSpans: [] });
+    expect(JSON.parse(await client.trace("s"))).toEqual({ resourceSpans: [] });
     await client.trace("s", "t-1");
     await expect(client.trace("s", "gone")).rejects.toMatchObject({ status: 404, code: "not_found" });
     expect(urls).toEqual([
