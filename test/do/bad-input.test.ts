@@ -530,7 +530,7 @@ describe("conflicts and idempotency", () => {
   });
 });
 
-// An unreadable body (a broken stream) is tested in test/unit/http-edge.test.ts and against a
+// An unreadable body (a broken stream) is tested in test/unit/http/edge.test.ts and against a
 // real wrangler in test/e2e/http-keepalive.test.ts: in-process, workerd delivers a broken
 // stream to the Worker as a short body rather than a read error.
 describe("bodies the edge cannot take (CONTRACT §7.1, §7.2)", () => {
