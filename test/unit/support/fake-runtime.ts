@@ -36,6 +36,7 @@ export function fakeRuntime(
     policy?: Partial<RuntimePolicy>;
     now?: () => number;
     onFailpoint?: (id: FailpointId) => void | Promise<void>;
+    needsApproval?: (call: CallState) => boolean;
   } = {},
 ): FakeRuntime {
   const events: Event[] = [...log];
@@ -108,7 +109,7 @@ export function fakeRuntime(
       const t = summary?.openTurn;
       return t ? store.readFrom(t.lastModelRequestSeq ?? t.startSeq) : [];
     },
-    needsApproval: (_call: CallState) => false,
+    needsApproval: (call: CallState) => opts.needsApproval?.(call) ?? false,
     toolFor: (name) => tools.get(name) ?? null,
     unavailableServerOf: () => null,
     refreshToolset: async () => undefined,
