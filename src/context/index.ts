@@ -37,9 +37,11 @@ export {
 } from "./next-context";
 export {
   buildSummaryRequest,
+  collectText,
   MAX_SUMMARY_PIECES,
   renderEvents,
   requestTokens,
+  type SummaryAnswer,
   splitPieces,
   summarisePieces,
   summarySystemPrompt,

@@ -11,7 +11,6 @@ export const MAX_SUMMARY_PIECES = 12;
 /** Attempts per piece (the first and two retries) before falling back to the extract. */
 export const SUMMARY_ATTEMPTS = 3;
 const SUMMARY_TIMEOUT_MS = 120_000;
-const RETRY_DELAYS_MS = [500, 2000];
 
 function clip(text: string, max: number, seq: number): string {
   return text.length <= max
@@ -141,10 +140,17 @@ export type SummaryOutcome =
 export type SummaryDeps = {
   provider: ModelProvider;
   signal: AbortSignal;
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Sends one compaction request and gathers its answer (the runtime records the call in the log
+   * first, docs/design.md#context); default: stream it from `provider`. A retryable failure is
+   * not retried here: it is thrown on, for the caller to retry from the alarm.
+   */
+  send?: (request: ModelRequest) => Promise<SummaryAnswer>;
   /** Called with every compaction request before it is sent (tests record sizes). */
   onRequest?: (request: ModelRequest) => void;
 };
+
+export type SummaryAnswer = { text: string; usage: SummaryUsage | null };
 
 function addUsage(a: SummaryUsage, b: SummaryUsage): SummaryUsage {
   const cached = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
@@ -155,18 +161,10 @@ function addUsage(a: SummaryUsage, b: SummaryUsage): SummaryUsage {
   };
 }
 
-const sleepFor = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
-
 /**
- * Summarises `pieces` in turn, each merged into the running summary, retrying a piece whose
- * call fails (retryable errors) or whose answer does not validate. Does not fall back itself.
+ * Summarises `pieces` in turn, each merged into the running summary, asking again (at most
+ * `SUMMARY_ATTEMPTS` times) when an answer does not validate. A call that fails for good gives a
+ * failed outcome; a retryable failure is thrown on (never slept on here). Does not fall back itself.
  */
 export async function summarisePieces(
   deps: SummaryDeps,
@@ -191,7 +189,7 @@ export async function summarisePieces(
         return { ok: false, reason: `a summary request would need ${requestTokens(request)} tokens`, usage };
       deps.onRequest?.(request);
       try {
-        const answer = await collectText(deps.provider, request, deps.signal);
+        const answer = await (deps.send ?? ((r) => collectText(deps.provider, r, deps.signal)))(request);
         if (answer.usage) usage = addUsage(usage, answer.usage);
         const check = validateSummary(answer.text, input.maxChars);
         if (check.ok) {
@@ -200,11 +198,9 @@ export async function summarisePieces(
         } else rejected = check.reason;
       } catch (err) {
         if (deps.signal.aborted) return { ok: false, reason: "aborted", usage };
-        const retryable = !(err instanceof ProviderError) || err.retryable;
-        rejected = undefined;
-        if (!retryable) return { ok: false, reason: `summary call failed: ${(err as Error).message}`, usage };
-        if (attempt + 1 < SUMMARY_ATTEMPTS)
-          await (deps.sleep ?? sleepFor)(RETRY_DELAYS_MS[attempt] ?? 2000, deps.signal);
+        if (err instanceof ProviderError && !err.retryable)
+          return { ok: false, reason: `summary call failed: ${err.message}`, usage };
+        throw err;
       }
     }
     if (!done) return { ok: false, reason: rejected ?? "summary calls failed", usage };
@@ -213,11 +209,12 @@ export async function summarisePieces(
   return { ok: true, summary: running, usage };
 }
 
-async function collectText(
+/** Streams one compaction request and gathers its text and usage (compaction sends no deltas). */
+export async function collectText(
   provider: ModelProvider,
   request: ModelRequest,
   outer: AbortSignal,
-): Promise<{ text: string; usage: SummaryUsage | null }> {
+): Promise<SummaryAnswer> {
   const signal = AbortSignal.any([outer, AbortSignal.timeout(SUMMARY_TIMEOUT_MS)]);
   let text = "";
   let usage: SummaryUsage | null = null;

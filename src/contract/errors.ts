@@ -22,13 +22,16 @@ export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 
 /** An expected failure a caller can act on; mapped to the error shape by `errorBody`. */
 export class ApiError extends Error {
+  /** Between the Worker and an object only, never on the wire (see `Result`). */
+  readonly hint?: ErrorHint;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; hint?: ErrorHint },
   ) {
     super(message, options);
     this.name = "ApiError";
+    if (options?.hint) this.hint = options.hint;
   }
   get status(): ErrorStatus {
     return ERROR_STATUS[this.code];
@@ -54,7 +57,15 @@ export function errorFrame(code: ErrorCode, message: string, id?: string) {
 }
 
 /** RPC results cross the object boundary as values, since thrown errors lose their fields. */
-export type Result<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string } };
+/**
+ * `unowned`: a 404 from a session written before its owner was recorded in seq 1 (docs/API.md#upgrades);
+ * the Worker may prove ownership from the caller's directory and ask again.
+ */
+export type ErrorHint = "unowned";
+
+export type Result<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: { code: ErrorCode; message: string; hint?: ErrorHint } };
 
 export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
@@ -65,7 +76,8 @@ export async function asResult<T>(fn: () => T | Promise<T>): Promise<Result<T>> 
   try {
     return ok(await fn());
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message } };
+    if (err instanceof ApiError)
+      return { ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}) } };
     throw err;
   }
 }

@@ -67,6 +67,8 @@ export const EventActions = z.object({
       checkpointId: z.string().nullable(),
       estimatedTokens: z.number(),
       requestDigest: z.string(),
+      /** A compaction's own call (docs/API.md#compaction): not the turn's, not in the budget. */
+      purpose: z.literal("compaction").optional(),
     })
     .optional(),
   turnClose: z.object({ reason: z.enum(["completed", "stopped", "failed"]) }).optional(),

@@ -1,3 +1,5 @@
+import type { Event } from "./event";
+
 /** `GET /transcript` items: the log folded for people. */
 export type TranscriptItem =
   | { kind: "message"; seq: number; role: "user" | "assistant"; text: string; source?: string; turnId?: string }
@@ -14,9 +16,33 @@ export type TranscriptItem =
       requestId?: string;
     }
   | { kind: "error"; seq: number; code: string; message: string }
-  | { kind: "recovery"; seq: number; rerun: string[]; needsReview: string[] }
+  /** The three lists of the notice (docs/API.md#recovery-notices): calls re-run, calls to review, model calls issued again. */
+  | { kind: "recovery"; seq: number; rerun: string[]; needsReview: string[]; reissued: string[] }
   | { kind: "turn"; seq: number; turnId?: string; reason: "completed" | "stopped" | "failed" }
   /** A work-record revision or entry written over HTTP (the agent's own show as its tool calls). */
   | { kind: "record"; seq: number; topic: string; revision?: number; entry?: number }
   /** Seq 1 of a fork: where it came from. */
   | { kind: "fork"; seq: number; sessionId: string; throughSeq: number; digest: string };
+
+/** The three lists of a recovery notice, as `Session.recoveryNotice` and the transcript's `recovery` item hold them. */
+export type RecoveryLists = { rerun: string[]; needsReview: string[]; reissued: string[] };
+
+/**
+ * The three lists of a `stateDelta.recoveryNotice` (docs/API.md#recovery-notices); a notice
+ * written before `reissued` existed has none.
+ */
+export function recoveryListsOf(e: Event): RecoveryLists | null {
+  const n = e.actions?.stateDelta?.recoveryNotice as Partial<RecoveryLists> | undefined;
+  if (!n) return null;
+  return { rerun: n.rerun ?? [], needsReview: n.needsReview ?? [], reissued: n.reissued ?? [] };
+}
+
+/** One sentence for a recovery notice, from its three lists: what the banner and the transcript line both say. */
+export function describeRecovery(n: RecoveryLists): string {
+  const parts = [
+    `${n.rerun.length} call(s) re-run`,
+    `${n.needsReview.length} need review`,
+    `${n.reissued.length} model call(s) issued again`,
+  ];
+  return `Recovered after a restart: ${parts.join(", ")}.`;
+}

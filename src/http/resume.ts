@@ -10,13 +10,16 @@ export function resumeRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/runs/:runId/resume", {
     POST: async (c) => {
       const runId = c.req.param("runId") ?? "";
-      const raw = await readJson(c, undefined);
-      const text = (raw as { text?: unknown } | null | undefined)?.text;
-      // Resume text follows the message limits (CONTRACT §7.33): 413 from the raw value.
-      if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
-        throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
-      // One RPC: the object looks the run up before it answers a bad body (CONTRACT §7.1).
-      const body = await parsedBody(() => parseInput(ResumeRun, raw));
+      // One RPC: the object looks the run up before it answers a bad body, invalid JSON
+      // included (docs/API.md#resume: 404 before 400).
+      const body = await parsedBody(async () => {
+        const raw = await readJson(c, undefined);
+        const text = (raw as { text?: unknown } | null | undefined)?.text;
+        // Resume text follows the message limits (CONTRACT §7.33): 413 from the raw value.
+        if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
+          throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
+        return parseInput(ResumeRun, raw);
+      });
       return c.json(unwrap(await c.get("session").resume(callerOf(c), runId, body)), 202);
     },
   });

@@ -4,6 +4,7 @@ import { METHOD_NAME_ALL } from "hono/router";
 import { ApiError } from "../contract";
 import type { SessionObject } from "../session";
 import { answerError } from "./errors";
+import { adoptingStub } from "./legacy-owner";
 import { SESSION_ID } from "./schemas";
 import type { EdgeApp, EdgeEnv, EdgeMiddleware } from "./types";
 
@@ -55,7 +56,10 @@ export function sessionLookup(): EdgeMiddleware {
     const id = c.req.param("id") ?? "";
     const stub = sessionStub(c.env, id);
     if (!stub) throw new ApiError("not_found", "session not found");
-    c.set("session", stub);
+    c.set(
+      "session",
+      adoptingStub(c.env, stub, id, () => c.get("principal")),
+    );
     await next();
     // A route that refused the request at the edge (a bad query, body or path) never asked the
     // object; someone else's session must still be 404 first (CONTRACT §7.1), so ask it now.

@@ -11,6 +11,7 @@ import {
 import type { Session } from "../projections";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
+import { adoptingStub } from "./legacy-owner";
 import { resource } from "./routing";
 import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { checkToolNames } from "./tools";
@@ -66,7 +67,15 @@ export function sessionRoutes(app: EdgeApp): void {
       const caller = { principal: c.get("principal") };
       const sessions = await Promise.all(
         page.ids.map(async (id) => {
-          const r = (await c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)).getSession(caller)) as Result<Session>;
+          // Listed by the caller's own directory: a session from before owners were in seq 1 is adopted.
+          const stub = adoptingStub(
+            c.env,
+            c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)),
+            id,
+            () => caller.principal,
+            true,
+          );
+          const r = (await stub.getSession(caller)) as Result<Session>;
           return r.ok ? r.value : null;
         }),
       );

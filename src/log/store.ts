@@ -146,9 +146,9 @@ export class EventStore {
     return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map((r) => ({ seq: r.seq, json: serializeRow(r) }));
   }
 
-  /** Events from seq `from` (inclusive) through the head: the suffix the run loop projects. */
-  readFrom(from: number): Event[] {
-    return this.#rows("seq >= ? ORDER BY seq", from).map(parseRow);
+  /** Events from seq `from` (inclusive) through `through` (default: the head): the suffix the run loop projects. */
+  readFrom(from: number, through = Number.MAX_SAFE_INTEGER): Event[] {
+    return this.#rows("seq >= ? AND seq <= ? ORDER BY seq", from, through).map(parseRow);
   }
 
   /**
@@ -156,8 +156,9 @@ export class EventStore {
    * `modelRequest` markers, which tell where input arrived while the model was answering.
    * Read through the model view: an offloaded result comes back holding its placeholder, and
    * its logged body is never read, so a build costs the same with 3 or 300 results archived.
+   * `through` bounds it (a fork reads to its `throughSeq`, not the head).
    */
-  readContextEventsAfter(after: number): Event[] {
+  readContextEventsAfter(after: number, through = Number.MAX_SAFE_INTEGER): Event[] {
     this.#ensureModelView();
     // COALESCE evaluates lazily: an event with a view row never has its own body or digest read
     // (the digest column follows the body in the row, so reading it would walk the body too).
@@ -165,8 +166,9 @@ export class EventStore {
       .exec<EventRow>(
         `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
          FROM events e LEFT JOIN model_view v ON v.seq = e.seq
-         WHERE e.seq > ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
+         WHERE e.seq > ? AND e.seq <= ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
         after,
+        through,
       )
       .toArray()
       .map(parseRow);

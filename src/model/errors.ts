@@ -85,6 +85,12 @@ export function toProviderError(error: unknown, now: number = Date.now()): unkno
       attemptCode: "provider_error",
     });
   }
+  if (isNetworkError(error)) {
+    return new ProviderError(`could not reach the model provider: ${networkCause(error)}`, null, true, undefined, {
+      cause: error,
+      attemptCode: "network",
+    });
+  }
   if (error instanceof Error) return error;
   if (isPlainObject(error)) {
     // A provider error reported inside the stream, e.g. { type: "overloaded_error", message }.
@@ -99,6 +105,27 @@ export function toProviderError(error: unknown, now: number = Date.now()): unkno
     });
   }
   return new ProviderError(String(error), null, false, undefined, { cause: error, attemptCode: "provider_error" });
+}
+
+/**
+ * The platform's fetch failing to reach the provider, which the SDK passes through as it is:
+ * workerd throws `Error("Network connection lost.")` marked `retryable`/`remote` for a refused
+ * or dropped connection, Node a `TypeError("fetch failed")` whose cause holds the socket error.
+ */
+function isNetworkError(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false;
+  const marked = (error as { retryable?: unknown; remote?: unknown }).retryable === true;
+  return (
+    marked ||
+    /network connection lost|fetch failed|connection (refused|reset|closed)|ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN/i.test(
+      `${error.message} ${error.cause instanceof Error ? error.cause.message : ""}`,
+    )
+  );
+}
+
+function networkCause(error: Error): string {
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  return cause && cause !== error.message ? `${error.message} (${cause})` : error.message;
 }
 
 /** `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date) → milliseconds. */

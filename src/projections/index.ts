@@ -31,6 +31,7 @@ export {
   type ModelAttempt,
   modelAttemptOf,
   type NextStep,
+  type PendingCompaction,
   planCall,
   projectRunState,
   type RecordedRequest,
@@ -54,7 +55,7 @@ export {
   toSession,
   withArgsDigest,
 } from "./summary";
-export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";
+export { buildTranscript, pageTranscript, TranscriptFold, type TranscriptItem } from "./transcript";
 export {
   budgetWaitId,
   DEFAULT_MAX_MODEL_CALLS,

@@ -59,7 +59,8 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
   // True from a model request until its answer: input arriving then is read after that answer.
   let awaitingAnswer = false;
   for (const e of input.events) {
-    if (e.actions?.modelRequest) {
+    // A compaction's own request is not the turn's: it has no answer in the transcript.
+    if (e.actions?.modelRequest && e.actions.modelRequest.purpose !== "compaction") {
       flushAssistant();
       flushResults();
       flushHeld();

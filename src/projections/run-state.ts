@@ -25,6 +25,13 @@ export type RecordedRequest = {
   requestDigest: string;
 };
 
+/**
+ * A compaction's model call that has no outcome yet (docs/design.md#context): its request is
+ * recorded, and neither a checkpoint nor a later request (the next piece, the turn's own call)
+ * followed. Its failed attempts wait for their `retryAt` like the turn's own calls.
+ */
+export type PendingCompaction = { invocationId: string; seq: number; requestDigest: string; attempts: ModelAttempt[] };
+
 /** What the open turn is doing, projected from its events since the last model request. */
 export type RunState = {
   turnId: string | null;
@@ -41,6 +48,8 @@ export type RunState = {
   calls: CallState[];
   /** User input committed after the last model request (or any input when none was made yet). */
   inputAfterLastRequest: boolean;
+  /** A compaction call under way or waiting for its retry. */
+  compaction: PendingCompaction | null;
   /** Seq of the latest `stateDelta.runStarted` (a recovery takeover) in these events. */
   runStartedSeq: number | null;
   /** Seqs of every takeover in these events. */
@@ -75,6 +84,7 @@ export function projectRunState(events: Event[]): RunState {
     attempts: [],
     calls: [],
     inputAfterLastRequest: false,
+    compaction: null,
     runStartedSeq: null,
     takeovers: [],
   };
@@ -85,7 +95,19 @@ export function projectRunState(events: Event[]): RunState {
     const a = e.actions ?? {};
     const c = e.content;
     const delta = a.stateDelta;
+    if (a.modelRequest?.purpose === "compaction" && e.invocationId) {
+      const same = state.compaction?.invocationId === e.invocationId;
+      state.compaction = {
+        invocationId: e.invocationId,
+        seq: e.seq,
+        requestDigest: a.modelRequest.requestDigest,
+        attempts: same ? state.compaction!.attempts : [],
+      };
+      continue;
+    }
+    if (delta?.checkpoint) state.compaction = null;
     if (a.modelRequest) {
+      state.compaction = null;
       const same = state.lastModelRequest?.invocationId === e.invocationId && e.invocationId !== undefined;
       state.lastModelRequest = {
         seq: e.seq,
@@ -107,7 +129,8 @@ export function projectRunState(events: Event[]): RunState {
       state.takeovers.push(e.seq);
     }
     const attempt = modelAttemptOf(e);
-    if (attempt && attempt.invocationId === state.lastModelRequest?.invocationId) state.attempts.push(attempt);
+    if (attempt && attempt.invocationId === state.compaction?.invocationId) state.compaction.attempts.push(attempt);
+    else if (attempt && attempt.invocationId === state.lastModelRequest?.invocationId) state.attempts.push(attempt);
     if (e.author === "user" && c?.type === "text") state.inputAfterLastRequest = true;
     if (e.author === "model") {
       state.modelAnswered = true;
@@ -211,7 +234,13 @@ export function decideNextStep(state: RunState, needsApproval: (call: CallState)
  * What this isolate knows was under way when a slice ended without finishing it (the `inflight`
  * row in `meta`): a model attempt or a tool run. Absent after a clean step.
  */
-export type Inflight = { invocationId?: string; attempt?: number; callId?: string } | null;
+export type Inflight = {
+  invocationId?: string;
+  attempt?: number;
+  callId?: string;
+  /** Written by this incarnation of the object: its own slice failed, the object did not restart. */
+  mine?: boolean;
+} | null;
 
 export type RecoveryPlan = {
   /** The turn is closed (completed, stopped or failed): nothing continues. */
@@ -268,10 +297,25 @@ export function buildRecoveryPlan(
   const request = state.lastModelRequest;
   if (request && !state.modelAnswered && request.invocationId) {
     const last = state.attempts.at(-1)?.attempt ?? 0;
-    const lost = last === 0 || (inflight?.invocationId === request.invocationId && (inflight.attempt ?? 0) > last);
+    // CONTRACT §7.8: `restart` only when the object restarted. An attempt this incarnation started
+    // and lost with a failed slice is sent again by the next slice (the poison count bounds it).
+    const lost =
+      inflight?.mine !== true &&
+      (last === 0 || (inflight?.invocationId === request.invocationId && (inflight.attempt ?? 0) > last));
     if (lost) {
       plan.reissueModel = true;
       plan.reissue = { invocationId: request.invocationId, attempt: last + 1 };
+    }
+  }
+  const compaction = state.compaction;
+  if (compaction) {
+    const last = compaction.attempts.at(-1)?.attempt ?? 0;
+    const lost =
+      inflight?.mine !== true &&
+      (last === 0 || (inflight?.invocationId === compaction.invocationId && (inflight.attempt ?? 0) > last));
+    if (lost) {
+      plan.reissueModel = true;
+      plan.reissue = { invocationId: compaction.invocationId, attempt: last + 1 };
     }
   }
   for (const call of state.calls) {

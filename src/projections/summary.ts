@@ -158,7 +158,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
   }
   if (next.openTurn && e.turnId === next.openTurn.turnId) {
     if (e.runId && e.runId !== next.openTurn.runId) next.openTurn = { ...next.openTurn, runId: e.runId };
-    if (a.modelRequest)
+    if (a.modelRequest && a.modelRequest.purpose !== "compaction")
       next.openTurn = {
         ...next.openTurn,
         lastModelRequestSeq: e.seq,

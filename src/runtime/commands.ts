@@ -7,14 +7,9 @@ import { awaitsChild, projectRunState, type Session, type SessionCreated, withAr
 import type { RuntimeCtx } from "./deps";
 import { rejectedDraft, stopDrafts } from "./drafts";
 import { ApiError } from "./errors";
+import { type MessageAnswer, readIdempotentAnswer } from "./idempotency";
 import { patchDelta } from "./patch";
-import {
-  approvalKnown,
-  idempotencyKeyFor,
-  type MessageAnswer,
-  readRequestAnswer,
-  writeIdempotentAnswer,
-} from "./state";
+import { approvalKnown } from "./state";
 
 export { REQUEST_ID };
 
@@ -43,10 +38,10 @@ export function appendMessage(
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its source.
-  const key = input.idempotencyKey ? idempotencyKeyFor(input.source, input.idempotencyKey) : null;
+  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its
+  // source; the commit folds it into the table (docs/API.md#idempotency).
   if (input.idempotencyKey) {
-    const prior = readRequestAnswer(rt.deps.sql, rt.deps.store, input.source, input.idempotencyKey);
+    const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, input.source, input.idempotencyKey);
     if (prior) return { answer: prior, opened: false, repeated: true };
   }
   const open = s.openTurn;
@@ -67,7 +62,6 @@ export function appendMessage(
     ],
     ([e]) => {
       answer = { turnId, seq: e!.seq };
-      if (key) writeIdempotentAnswer(rt.deps.sql, key, answer);
     },
   );
   return { answer, opened: !open, repeated: false };

@@ -25,14 +25,16 @@ import {
   planCompaction,
   renderEvents,
   requestTokens,
+  type SummaryAnswer,
   splitPieces,
   summarisePieces,
   writeCheckpointRow,
 } from "../context";
 import { type Event, type EventDraft, type EventStore, isBlobRef } from "../log";
-import type { ModelProvider } from "../model/types";
+import type { ModelProvider, ModelRequest } from "../model/types";
 import { CHARS_PER_TOKEN } from "../projections";
 import { cutUtf8, makePlaceholder, PREVIEW_BYTES, serializeToolResponse } from "../tools";
+import type { CompactionRecord } from "./compaction-calls";
 
 export type PrepareDeps = ContextDeps & {
   /** Appends events through the runtime (summary, sockets), synchronously. */
@@ -40,7 +42,11 @@ export type PrepareDeps = ContextDeps & {
   provider: ModelProvider;
   signal: AbortSignal;
   base: { turnId: string; runId: string };
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /**
+   * Sends one compaction call, recorded in the log (`compactionSender`); absent, it is streamed
+   * from `provider` unrecorded. A retryable failure is thrown on, never slept on.
+   */
+  send?: (request: ModelRequest, record: CompactionRecord) => Promise<SummaryAnswer>;
   /** The F9 crash boundary: a checkpoint summarised but not yet committed. */
   failpoint?: (id: "F9") => Promise<void>;
 };
@@ -93,6 +99,7 @@ async function compact(
     placeholders,
     budget: plan.budget,
     threshold: cur.ctx.threshold,
+    record: { throughSeq: plan.throughSeq, checkpointId: cp?.id ?? null },
   });
   if (!made || deps.signal.aborted) return null;
   await deps.failpoint?.("F9");
@@ -146,6 +153,7 @@ async function summarise(
     placeholders: PlaceholderMark[];
     budget: CompactionBudget;
     threshold: number;
+    record: CompactionRecord;
   },
 ): Promise<{ summary: string; method: CheckpointMethod; usage?: CheckpointPayload["usage"] } | null> {
   const maxChars = job.budget.summaryMaxChars;
@@ -170,8 +178,13 @@ async function summarise(
   if (lines.length === 0) lines.push("(no new visible events; shorten the previous summary to fit its bound)");
   const pieces = pieceChars >= 2000 ? splitPieces(lines, pieceChars) : [];
   if (pieces.length === 0 || pieces.length > MAX_SUMMARY_PIECES) return { summary: extract(), method: "extract" };
+  const send = deps.send;
   const outcome = await summarisePieces(
-    { provider: deps.provider, signal: deps.signal, ...(deps.sleep ? { sleep: deps.sleep } : {}) },
+    {
+      provider: deps.provider,
+      signal: deps.signal,
+      ...(send ? { send: (request: ModelRequest) => send(request, job.record) } : {}),
+    },
     { model: input.model, previous: job.previous, pieces, maxChars, budgetTokens: job.threshold },
   );
   if (deps.signal.aborted) return null;

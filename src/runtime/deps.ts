@@ -68,6 +68,12 @@ export interface RuntimeCtx {
   delta(frame: DeltaFrame): void;
   /** The attempt ended (answered, failed or stopped): its streamed text is no longer current. */
   endAttempt(): void;
+  /** The running slice holds the loop until `at`: the alarm comes back then if this isolate dies. */
+  lease(at: number): Promise<void>;
+  /** The slice ends; the next is due at `wake`, or, parked, once a command moves the turn. */
+  endSlice(wake: number | "parked"): Promise<void>;
+  /** This incarnation of the object (memory only): what it started is not a restart's to recover. */
+  readonly incarnation: string;
   /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
   readonly attachedChildren: Set<string>;
 }

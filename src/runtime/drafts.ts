@@ -187,6 +187,7 @@ export type RecordedRequestInput = {
   checkpointId: string | null;
   estimatedTokens: number;
   requestDigest: string;
+  purpose?: "compaction";
 };
 
 /** CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */

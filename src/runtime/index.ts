@@ -11,7 +11,8 @@ export {
   triggerExists,
   triggersOf,
 } from "../features/work/commands";
-export { cronProblem, nextAlarm, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
+export { cronProblem, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
+export { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";

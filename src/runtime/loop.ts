@@ -39,10 +39,10 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
     const turn = s?.openTurn;
     if (!s || !turn) {
       hooks.decided();
-      await rt.deps.deleteAlarm();
+      await rt.endSlice("parked");
       return;
     }
-    if (!hooks.verifyOnce()) return;
+    if (!hooks.verifyOnce()) return rt.endSlice("parked");
     const events = rt.turnSuffix();
     const state = projectRunState(events);
     const head = s.highWater;
@@ -53,7 +53,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
         now: rt.now(),
         sliceElapsedMs: rt.now() - startedAt,
         failedSlices: recorded ? 0 : failedSlicesAt(rt.deps.sql, head),
-        inflight: readInflight(rt.deps.sql),
+        inflight: readInflight(rt.deps.sql, rt.incarnation),
         lengthStreak: turn.lengthStreak ?? 0,
         ...waitHeadOf(turn),
       },
@@ -62,7 +62,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
     hooks.decided();
     if (!isWork(step)) return endSlice(rt, step);
     if (steps >= rt.policy.sliceSteps) {
-      await rt.deps.setAlarm(rt.now());
+      await rt.endSlice(rt.now());
       return;
     }
     // The dead-man alarm; a slice retrying a head that failed before comes back after the
@@ -74,37 +74,36 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
       if (started > 1) lease = Math.max(lease, sliceBackoff(started, rt.policy));
       recorded = true;
     }
-    await rt.deps.setAlarm(rt.now() + lease);
+    await rt.lease(rt.now() + lease);
     const base = { turnId: turn.turnId, runId: turn.runId };
     if (!(await carryOut(rt, step, base, startedAt))) {
       const after = rt.summary;
-      if (!after?.openTurn) await rt.deps.deleteAlarm();
-      else if (after.pendingApprovals.length > 0) await rt.deps.deleteAlarm();
+      if (!after?.openTurn || after.pendingApprovals.length > 0) await rt.endSlice("parked");
       else continue;
       return;
     }
   }
 }
 
-/** What a slice that has nothing to do now leaves behind: no alarm, the retry's alarm, or a fresh slice. */
+/** What a slice that has nothing to do now asks of the loop: parked, the retry's time, or a fresh slice. */
 async function endSlice(rt: RuntimeCtx, step: Step): Promise<void> {
   switch (step.kind) {
     case "retry_wait":
-      await rt.deps.setAlarm(step.at);
+      await rt.endSlice(step.at);
       return;
     case "yield":
-      await rt.deps.setAlarm(rt.now());
+      await rt.endSlice(rt.now());
       return;
     case "wait_child": {
       // No loop is held open while children work; a create that failed is sent again later.
       const attached = await reattachChildren(rt, step.calls);
-      if (!stillWaitsForChild(rt)) await rt.deps.setAlarm(rt.now());
-      else if (!attached) await rt.deps.setAlarm(rt.now() + outboxDelay(1));
-      else await rt.deps.deleteAlarm();
+      if (!stillWaitsForChild(rt)) await rt.endSlice(rt.now());
+      else if (!attached) await rt.endSlice(rt.now() + outboxDelay(1));
+      else await rt.endSlice("parked");
       return;
     }
     default:
-      await rt.deps.deleteAlarm();
+      await rt.endSlice("parked");
   }
 }
 
@@ -163,7 +162,7 @@ async function carryOut(
 /** After a slice threw: come back after the backoff of CONTRACT §7.13 (the next slice decides). */
 export async function afterFailedSlice(rt: RuntimeCtx): Promise<void> {
   const s = rt.summary;
-  if (!s?.openTurn) return;
+  if (!s?.openTurn) return rt.endSlice("parked");
   const failures = failedSlicesAt(rt.deps.sql, s.highWater);
-  await rt.deps.setAlarm(rt.now() + sliceBackoff(failures, rt.policy));
+  await rt.endSlice(rt.now() + sliceBackoff(failures, rt.policy));
 }

@@ -4,8 +4,9 @@
  */
 import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
 import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
-import type { OpenTurn } from "../projections";
+import { type OpenTurn, projectRunState } from "../projections";
 import { prepareContext } from "./compaction";
+import { CompactionDeferred, compactionSender } from "./compaction-calls";
 import type { RuntimeCtx } from "./deps";
 import {
   answerDrafts,
@@ -60,11 +61,14 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
           provider,
           signal,
           base,
+          send: compactionSender(rt, base, provider, projectRunState(rt.turnSuffix()).compaction),
           failpoint: (id) => rt.failpoint(id),
         },
         rt.contextInput(turn.model),
       );
     } catch (err) {
+      // The failed attempt is recorded with its retryAt: the planner ends the slice until then.
+      if (err instanceof CompactionDeferred) return true;
       if (!(err instanceof ContextOverflowError)) throw err;
       rt.commit(failureDrafts(base, "context_overflow", err.message));
       return false;
@@ -72,7 +76,11 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     if (!stillOpen(rt, turn, signal)) return false;
     invocationId = crypto.randomUUID();
     attempt = 1;
-    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
+    // The request and what is under way commit together: a slice of this incarnation that dies
+    // before its attempt is recorded is never taken for a restart.
+    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))], () =>
+      writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation),
+    );
     await rt.failpoint("F1");
   } else {
     // CONTRACT §3: a call issued again sends exactly the recorded request, rebuilt from the
@@ -91,7 +99,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   }
   const ids = { ...base, invocationId };
   const request: ModelRequest = { model: turn.model, messages: built.messages, tools: built.tools };
-  writeInflight(rt.deps.sql, { invocationId, attempt });
+  writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation);
   const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt, signal);
   writeInflight(rt.deps.sql, null);
   rt.endAttempt();

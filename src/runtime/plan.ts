@@ -130,6 +130,14 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
       : head.sliceElapsedMs >= policy.modelStartMs
         ? { kind: "yield" }
         : { kind: "model", call: { kind: "new", continuation } };
+  // A compaction waiting for its retry holds the next call; once due, the next call compacts again
+  // (a continuation's note is already in the log, so it is not written twice).
+  const compaction = state.compaction;
+  if (compaction) {
+    const last = compaction.attempts.at(-1);
+    if (last && last.retryAt > head.now) return { kind: "retry_wait", at: last.retryAt };
+    return next(false);
+  }
   if (!request || state.calls.length > 0 || state.inputAfterLastRequest) return next(false);
   const answer = state.answer;
   if (answer?.finishReason === "length" && !answer.truncated && head.lengthStreak <= policy.maxContinuations)

@@ -9,7 +9,6 @@ import {
   type ChildSpawn,
   childCreatedDraft,
   deliverChildrenWork,
-  outboxDelay,
   receiveChildReport,
   sameSpawn,
 } from "../features/children/commands";
@@ -28,6 +27,8 @@ import {
 } from "../projections";
 import { callNeedsApproval, parseToolArgs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
+import { type AlarmDues, nextAlarm } from "./alarm";
+import { AlarmOwner } from "./alarm-owner";
 import {
   appendMessage,
   createSession,
@@ -40,9 +41,11 @@ import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+import { applyIdempotencyEvents } from "./idempotency";
 import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { loadSummary, writeSummary } from "./state";
+import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
 import { resumeWait } from "./waits";
 
@@ -70,8 +73,9 @@ export class SessionRuntime implements RuntimeCtx {
   #streamed: DeltaFrame[] = [];
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
-  /** Failed outbox deliveries in a row (memory only: a restart starts the backoff again). */
-  #outboxFailures = 0;
+  readonly #alarm = new AlarmOwner();
+  readonly #suffix = new TurnSuffix();
+  readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
 
   constructor(readonly deps: RuntimeDeps) {
@@ -105,10 +109,9 @@ export class SessionRuntime implements RuntimeCtx {
     return this.#summary;
   }
 
+  /** The open turn's events from its last model request (or its start), read from a kept position. */
   turnSuffix(): Event[] {
-    const t = this.#summary?.openTurn;
-    if (!t) return [];
-    return this.deps.store.readFrom(t.lastModelRequestSeq ?? t.startSeq);
+    return this.#suffix.read(this.deps.store, this.#summary?.openTurn);
   }
 
   needsApproval(call: CallState): boolean {
@@ -214,6 +217,7 @@ export class SessionRuntime implements RuntimeCtx {
       for (const e of evs) next = reduceSummary(next, e);
       if (next) writeSummary(this.deps.sql, next, this.#summary);
       for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
+      applyIdempotencyEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;
@@ -265,9 +269,7 @@ export class SessionRuntime implements RuntimeCtx {
   async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
     const answer = resumeWait(this, input);
     this.#decided = true;
-    // Always armed, even with a slice alive: that slice found the wait and is ending (its
-    // deleteAlarm was already issued), so a skipped kick would leave the turn with no alarm.
-    await this.deps.setAlarm(this.now());
+    await this.#kick();
     return answer;
   }
 
@@ -281,7 +283,7 @@ export class SessionRuntime implements RuntimeCtx {
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
-      if (hasChildrenWork(this.#summary?.children)) void this.#kick();
+      void this.arm();
     }
     return this.session();
   }
@@ -318,18 +320,47 @@ export class SessionRuntime implements RuntimeCtx {
     return { acked: true };
   }
 
-  // ---- the loop --------------------------------------------------------------------------
+  // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
 
-  #kick(): Promise<void> {
-    return this.#loop ? Promise.resolve() : this.deps.setAlarm(this.now());
+  /** The due time of everything this object owes a wake-up for. */
+  dues(): AlarmDues {
+    return this.#alarm.dues(this.#summary, this.deps.sql, this.now());
   }
 
-  /** After a restart an open, runnable turn must have an alarm (the dead-man switch); if it was lost, arm it now. */
+  /**
+   * The only writer of the object's alarm: the earliest of `dues()`, or none. Every part that
+   * changes what is owed calls it, so no writer can drop another part's wake-up.
+   */
+  arm(): Promise<void> {
+    const at = nextAlarm(this.dues(), this.now());
+    return at === null ? this.deps.deleteAlarm() : this.deps.setAlarm(at);
+  }
+
+  /** The running slice holds the loop until `at` (the dead-man switch). */
+  lease(at: number): Promise<void> {
+    this.#alarm.lease(at);
+    return this.arm();
+  }
+
+  /** The slice ends: the next one is due at `wake`, or, parked, only once a command moves the turn. */
+  endSlice(wake: number | "parked"): Promise<void> {
+    this.#alarm.endSlice(this.#summary?.openTurn?.turnId ?? null, wake);
+    return this.arm();
+  }
+
+  /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
+  #kick(): Promise<void> {
+    this.#alarm.kick();
+    return this.arm();
+  }
+
+  /**
+   * After a restart: the stored alarm is what the last incarnation owed (a retry, a backoff, a
+   * lease, the outbox), so it is kept; an open, runnable turn without one is due now.
+   */
   async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
-    const s = this.#summary;
-    if (hasChildrenWork(s?.children) && (await getAlarm()) === null) return this.deps.setAlarm(this.now());
-    if (!s?.openTurn || s.pendingApprovals.length > 0 || s.openTurn.wait) return;
-    if ((await getAlarm()) === null) await this.deps.setAlarm(this.now());
+    this.#alarm.adopt(await getAlarm(), this.#summary);
+    await this.arm();
   }
 
   get running(): boolean {
@@ -337,43 +368,46 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   /**
-   * The alarm handler: one slice of the loop, or only a re-arm if a loop is alive. A slice that
-   * throws is a failed slice (CONTRACT §7.13): the next one comes after the backoff and decides.
+   * The alarm handler: one slice of the loop when the loop is due, or only a re-arm if a loop is
+   * alive; then the outbox. A slice that throws is a failed slice (CONTRACT §7.13): the next one
+   * comes after the backoff and decides. An alarm that fired for another part (a trigger, the
+   * outbox) does not start a slice early, so a retry or a backoff keeps its time.
    */
   async alarm(): Promise<void> {
     if (haltedAtFailpoint()) return hang();
     if (this.#loop) {
       // The platform never runs two alarm handlers at once, so this happens only when a test
-      // drives the alarm by hand: re-arm the lease, then wait for the live slice to end.
-      await this.deps.setAlarm(this.now() + this.policy.leaseMs);
+      // drives the alarm by hand: re-arm, then wait for the live slice to end.
+      await this.arm();
       await this.#loop;
       return;
     }
-    this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
-      .catch(async (err) => {
-        if (haltedAtFailpoint()) return hang();
-        console.error("highwater: slice failed", err);
-        await afterFailedSlice(this);
-      })
-      .finally(() => {
-        this.#loop = null;
-      });
-    await this.#loop;
+    const due = this.dues().loop ?? null;
+    if (due !== null && due <= this.now()) {
+      this.#alarm.startSlice();
+      this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
+        .catch(async (err) => {
+          if (haltedAtFailpoint()) return hang();
+          console.error("highwater: slice failed", err);
+          await afterFailedSlice(this);
+        })
+        .finally(() => {
+          this.#loop = null;
+          this.#alarm.lease(null);
+        });
+      await this.#loop;
+    }
     await this.#deliverChildrenWork();
+    if (!haltedAtFailpoint()) await this.arm();
   }
 
   /** After the slice: the outbox, until every report and stop is acknowledged. */
   async #deliverChildrenWork(): Promise<void> {
     if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
-    const done = await deliverChildrenWork(this, this.now() + outboxDelay(this.#outboxFailures + 1));
-    if (!done) {
-      this.#outboxFailures++;
-      return;
-    }
-    this.#outboxFailures = 0;
-    // The retry alarm is no longer needed; an open turn gets a fresh slice to decide.
-    if (this.#summary?.openTurn) await this.deps.setAlarm(this.now());
-    else await this.deps.deleteAlarm();
+    // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
+    this.#alarm.outboxAttempt(this.now());
+    await this.arm();
+    this.#alarm.outboxDone(await deliverChildrenWork(this));
   }
 
   #decide() {

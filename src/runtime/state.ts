@@ -1,7 +1,7 @@
 /**
  * The runtime's rows beside the log, all caches or bookkeeping that the log can do without:
  * the session summary (parsed with zod and versioned, rebuilt from the log when it disagrees),
- * the slice record of CONTRACT §7.13, what was in flight, and idempotency answers.
+ * the slice record of CONTRACT §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
  */
 import { z } from "zod";
 import type { EventStore } from "../log";
@@ -131,68 +131,34 @@ const InflightRow = z.object({
   invocationId: z.string().optional(),
   attempt: z.number().optional(),
   callId: z.string().optional(),
+  incarnation: z.string().optional(),
 });
 
-/** What the last slice had under way when it ended (a model attempt or a tool run), if it never finished. */
-export function readInflight(sql: SqlLike): Inflight {
+/**
+ * What the last slice had under way when it ended (a model attempt or a tool run), if it never
+ * finished; `mine` when the object incarnation `incarnation` wrote it (it did not restart since).
+ */
+export function readInflight(sql: SqlLike, incarnation?: string): Inflight {
   const r = parseJson(InflightRow, readMeta(sql, "inflight"));
   if (!r) return null;
-  const { v: _v, ...rest } = r;
-  return rest;
+  const { v: _v, incarnation: by, ...rest } = r;
+  return by !== undefined && by === incarnation ? { ...rest, mine: true } : rest;
 }
 
-export function writeInflight(sql: SqlLike, value: Inflight) {
+/** Records what is under way, with the incarnation of the object that started it. */
+export function writeInflight(sql: SqlLike, value: Inflight, incarnation?: string) {
   if (value === null) run(sql)`DELETE FROM meta WHERE key = ${"inflight"}`;
-  else writeMeta(sql, "inflight", { v: 1, ...value });
-}
-
-const IdempotentAnswer = z.object({ v: z.literal(1), answer: z.object({ turnId: z.string(), seq: z.number() }) });
-export type MessageAnswer = z.infer<typeof IdempotentAnswer>["answer"];
-
-/** The first answer to an idempotency key. A row from before versioning (a bare answer) is read too. */
-export function readIdempotentAnswer(sql: SqlLike, key: string): MessageAnswer | null {
-  const text = rows<{ answer: string }>(sql)`SELECT answer FROM idempotency WHERE key = ${key}`[0]?.answer ?? null;
-  if (text === null) return null;
-  const v1 = parseJson(IdempotentAnswer, text);
-  if (v1) return v1.answer;
-  return parseJson(IdempotentAnswer.shape.answer, text);
-}
-
-/**
- * The idempotency table's key for a request key from `source` (docs/API.md#work-beyond-one-turn):
- * a message's `idempotencyKey` is one space per session, shared by HTTP and the WebSocket; an
- * inbox `correlationId` is scoped by its source, so two systems that both send "7" are two
- * inputs. Both parts are on the event the request created (its `source` and
- * `stateDelta.idempotencyKey`), so the table stays a cache the log can rebuild.
- */
-export function idempotencyKeyFor(source: string, key: string): string {
-  return source.startsWith("inbox:") ? `${source}:${key}` : `message:${key}`;
-}
-
-/**
- * The first answer to `key` from `source`, also from a row written before inbox keys held their
- * source (`inbox:<id>`): such a row answers only a repeat from the source its event recorded.
- */
-export function readRequestAnswer(
-  sql: SqlLike,
-  store: Pick<EventStore, "readAfter">,
-  source: string,
-  key: string,
-): MessageAnswer | null {
-  const answer = readIdempotentAnswer(sql, idempotencyKeyFor(source, key));
-  if (answer || !source.startsWith("inbox:")) return answer;
-  const legacy = readIdempotentAnswer(sql, `inbox:${key}`);
-  if (!legacy) return null;
-  return store.readAfter(legacy.seq - 1, 1)[0]?.source === source ? legacy : null;
-}
-
-export function writeIdempotentAnswer(sql: SqlLike, key: string, answer: MessageAnswer) {
-  run(sql)`INSERT INTO idempotency (key, answer) VALUES (${key}, ${JSON.stringify({ v: 1, answer })})`;
+  else {
+    const { mine: _mine, ...rest } = value;
+    writeMeta(sql, "inflight", { v: 1, ...rest, ...(incarnation ? { incarnation } : {}) });
+  }
 }
 
 /** Whether an approval request id was ever issued in this session (to tell 409 from 404). */
 export function approvalKnown(sql: SqlLike, requestId: string): boolean {
-  // Callers admit only `apr_<hex>` ids, so the pattern holds no wildcards; the value is bound.
-  const pattern = `%"requestId":"${requestId}"%`;
-  return rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ${pattern} LIMIT 1`.length > 0;
+  // By value among the approval requests (their kind is indexed), never a pattern over bodies.
+  return (
+    rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest'
+      AND json_extract(body, '$.actions.permissionRequest.requestId') = ${requestId} LIMIT 1`.length > 0
+  );
 }

@@ -50,7 +50,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     await rt.failpoint("F4");
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
-  writeInflight(rt.deps.sql, { callId: call.callId });
+  writeInflight(rt.deps.sql, { callId: call.callId }, rt.incarnation);
   const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
   const secrets = callSecrets(rt.deps.env ?? {});
   let result: ToolResult;

@@ -3,8 +3,10 @@
  * the run lookup. A wait holds no alarm: the slice that finds one ends, and only a resume (or a
  * stop) moves the turn again.
  */
+
+import { turnOfRunId } from "../features/work/cache";
 import type { CallState } from "../projections";
-import { rows, type SqlLike } from "../storage";
+import type { SqlLike } from "../storage";
 import { idempotencyKeyFor, parseToolArgs } from "../tools";
 import type { RuntimeCtx } from "./deps";
 import { type Base, invalidCallDrafts } from "./drafts";
@@ -54,20 +56,14 @@ export function carryOutWait(
   return true;
 }
 
-/** Run ids as the runtime mints them (UUIDs); the shape admits no LIKE wildcards. */
+/** Run ids as the runtime mints them (UUIDs), with room; anything else names no run. */
 export const RUN_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 /**
- * The turn a run belongs to, or undefined for a run this session never had (404, CONTRACT §7.1).
- * The open turn is searched first; a miss there scans the log (rare: a stale or foreign id).
+ * The turn a run belongs to, or undefined for a run this session never had (404, CONTRACT §7.1),
+ * looked up by key in the runs projection (exact and case-sensitive, whatever the id's length).
  */
-export function turnOfRun(sql: SqlLike, runId: string, fromSeq: number): string | null | undefined {
+export function turnOfRun(sql: SqlLike, runId: string): string | null | undefined {
   if (!RUN_ID.test(runId)) return undefined;
-  const pattern = `%"runId":"${runId}"%`;
-  const hit =
-    rows<{ turn_id: string | null }>(
-      sql,
-    )`SELECT turn_id FROM events WHERE seq >= ${fromSeq} AND body LIKE ${pattern} LIMIT 1`[0] ??
-    rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM events WHERE body LIKE ${pattern} LIMIT 1`[0];
-  return hit ? hit.turn_id : undefined;
+  return turnOfRunId(sql, runId);
 }

@@ -11,7 +11,6 @@ import {
   createTrigger,
   deleteTrigger,
   fireDueTriggers,
-  queuedRunReady,
   runsOf,
   type Schedule,
   type SessionRuntime,
@@ -20,12 +19,22 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
+import { type ArchivePageReader, pullArchive } from "./fork-archive";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash } from "./ownership";
 import { admitRate } from "./rate";
 import { archivePage, exportPage, fileContent, filesPage, type Parsed, transcriptPage, verifyLog } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
-import { approvalKnown, consumeTicket, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
+import {
+  adoptedOwner,
+  adoptOwner,
+  approvalKnown,
+  consumeTicket,
+  mintTicket,
+  ownerPrincipal,
+  rememberPrincipal,
+  ticketHolder,
+} from "./tickets";
 import { isWritten, openSession } from "./wiring";
 
 export type { Parsed } from "./reads";
@@ -38,8 +47,6 @@ export type { Parsed } from "./reads";
 export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
-  /** DESIGN §4: sets the one alarm to the earliest of what the loop asks for and the next trigger due. */
-  #arm: (loop: number | null) => Promise<void> = async () => {};
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -47,12 +54,9 @@ export class SessionObject extends DurableObject<Env> {
     // block that writes seq 1), so that probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
       const runtime = this.#open();
-      void ctx.blockConcurrencyWhile(async () => {
-        await runtime.ensureAlarm(() => ctx.storage.getAlarm());
-        // A run queued behind a turn that closed just before a crash starts now, not at the next firing.
-        if (queuedRunReady(runtime, ctx.storage.sql)) await this.#arm(Date.now());
-        else if ((await ctx.storage.getAlarm()) === null) await this.#arm(null);
-      });
+      // What the last incarnation owed is kept; a runnable turn, or a run queued behind a turn
+      // that closed just before a crash, is due now (docs/design.md#where-things-live).
+      void ctx.blockConcurrencyWhile(() => runtime.ensureAlarm(() => ctx.storage.getAlarm()));
     }
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
   }
@@ -66,7 +70,6 @@ export class SessionObject extends DurableObject<Env> {
       onDelta: (frame) => this.#sendAll(frame),
       principal: () => ownerPrincipal(this.ctx.storage.sql),
     });
-    this.#arm = opened.arm;
     this.#store = opened.store;
     this.#runtime = opened.runtime;
     return opened.runtime;
@@ -81,7 +84,11 @@ export class SessionObject extends DurableObject<Env> {
     // Storage written since this instance started (another path wrote seq 1): open it now.
     if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
     const runtime = this.#runtime;
-    const owner = runtime?.summary?.owner;
+    const summary = runtime?.summary;
+    // A session from before the owner moved into seq 1 has none there: its principal's directory
+    // vouches for it once (`adoptOwner`), then it is admitted like any other (docs/API.md#upgrades).
+    const owner = summary ? (summary.owner ?? adoptedOwner(this.ctx.storage.sql)) : null;
+    if (summary && !owner) throw new ApiError("not_found", "session not found", { hint: "unowned" });
     if (!runtime || !this.#store || !owner || owner !== ownerHash(this.ctx.id.toString(), caller.principal))
       throw new ApiError("not_found", "session not found");
     return { runtime, store: this.#store };
@@ -136,6 +143,21 @@ export class SessionObject extends DurableObject<Env> {
         this.#store = null;
         throw err;
       }
+    });
+  }
+
+  /**
+   * A session written before the owner moved into seq 1: the Worker found it in `caller`'s
+   * directory, which was its record of ownership then, so `caller` becomes its owner. Only a
+   * session with no owner at all is adopted; anything else is left as it is.
+   */
+  adoptOwner(caller: Caller): Promise<Result<{ adopted: boolean }>> {
+    return asResult(() => {
+      if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
+      const summary = this.#runtime?.summary;
+      if (!summary || summary.owner || adoptedOwner(this.ctx.storage.sql)) return { adopted: false };
+      adoptOwner(this.ctx.storage.sql, ownerHash(this.ctx.id.toString(), caller.principal), caller.principal);
+      return { adopted: true };
     });
   }
 
@@ -399,15 +421,11 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<Result<{ seq: number }>> {
     return asResult(() => {
       const { runtime } = this.#admit(caller);
-      const turnOfRunId = turnOfRun(this.ctx.storage.sql, runId, this.#runFrom(runtime));
+      const turnOfRunId = turnOfRun(this.ctx.storage.sql, runId);
       if (turnOfRunId === undefined) throw new ApiError("not_found", "unknown run");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       return runtime.resume({ turnOfRun: turnOfRunId, waitId: parsed.value.waitId, text: parsed.value.text ?? "" });
     });
-  }
-
-  #runFrom(runtime: SessionRuntime): number {
-    return runtime.summary?.openTurn?.startSeq ?? 1;
   }
 
   // ---- work beyond one turn: inbox, triggers, runs (CONTRACT §6) -------------------------
@@ -425,9 +443,9 @@ export class SessionObject extends DurableObject<Env> {
 
   createTrigger(caller: Caller, input: { name: string; text: string; schedule: Schedule }) {
     return asResult(async () => {
-      const trigger = createTrigger(this.#admit(caller).runtime, this.ctx.storage.sql, input);
-      // Whatever the alarm holds (a lease, a retry, an earlier firing) stays if it comes first.
-      await this.#arm(await this.ctx.storage.getAlarm());
+      const { runtime } = this.#admit(caller);
+      const trigger = createTrigger(runtime, this.ctx.storage.sql, input);
+      await runtime.arm();
       return trigger;
     });
   }
@@ -439,17 +457,17 @@ export class SessionObject extends DurableObject<Env> {
       if (!triggerExists(this.ctx.storage.sql, name)) throw new ApiError("not_found", "unknown trigger");
       if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
       deleteTrigger(runtime, this.ctx.storage.sql, name);
-      // With no turn open the alarm was only the schedule's: it moves to the next trigger, or goes.
-      if (!runtime.summary?.openTurn) await this.#arm(null);
+      // The alarm moves to whatever else is owed (a lease, a retry, the outbox, the next trigger).
+      await runtime.arm();
     });
   }
 
-  listTriggers(caller: Caller) {
-    return asResult(() => triggersOf(this.#admit(caller).runtime, this.ctx.storage.sql));
+  listTriggers(caller: Caller, page: { after: string | null; limit: number }) {
+    return asResult(() => triggersOf(this.#admit(caller).runtime, this.ctx.storage.sql, page));
   }
 
-  listRuns(caller: Caller) {
-    return asResult(() => runsOf(this.#admit(caller).runtime, this.ctx.storage.sql));
+  listRuns(caller: Caller, page: { before: number | null; limit: number }) {
+    return asResult(() => runsOf(this.#admit(caller).runtime, this.ctx.storage.sql, page));
   }
 
   /** Fires what is due; a failure here must not keep the run loop from its slice. */
@@ -463,7 +481,8 @@ export class SessionObject extends DurableObject<Env> {
 
   /** With no turn open, a run queued behind the last one starts, in a fresh slice. */
   async #afterTurn(runtime: SessionRuntime) {
-    if (startQueuedRun(runtime, this.ctx.storage.sql)) await this.#arm(Date.now());
+    startQueuedRun(runtime, this.ctx.storage.sql);
+    await runtime.arm();
   }
 
   // ---- work records (CONTRACT §6) ------------------------------------------------------
@@ -472,8 +491,8 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => getRecords(this.#admit(caller).runtime));
   }
 
-  record(caller: Caller, topic: string) {
-    return asResult(() => getRecord(this.#admit(caller).runtime, topic));
+  record(caller: Caller, topic: string, page: { after?: number; limit?: number } = {}) {
+    return asResult(() => getRecord(this.#admit(caller).runtime, topic, page));
   }
 
   putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
@@ -493,12 +512,22 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
   createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
-    return asResult(() => {
+    return asResult(async () => {
+      if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
+      // The archived results the prefix shows, copied from the parent a page per reply.
+      const ns = this.env.SESSIONS;
+      const parent = ns.get(ns.idFromString(input.source.forkedFrom.sessionId)) as unknown as {
+        archive: (...a: Parameters<SessionObject["archive"]>) => ReturnType<ArchivePageReader>;
+      };
+      const archive = await pullArchive(
+        (sha, offset, limit) => parent.archive(caller, sha, { ok: true, value: { offset, limit } }),
+        input.source.archive,
+      );
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
         return this.ctx.storage.transactionSync(() =>
-          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal) }),
+          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal), archive }),
         );
       } catch (err) {
         this.#runtime = null;

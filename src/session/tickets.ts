@@ -52,12 +52,13 @@ export function consumeTicket(sql: SqlStorage, ticket: string, principal: string
 /** Whether the log holds a permission request with this id (pending or decided). */
 export function approvalKnown(sql: SqlStorage, requestId: string): boolean {
   if (!REQUEST_ID.test(requestId)) return false;
-  // The same lookup as the runtime's "already decided" check; the pattern admits no LIKE wildcards.
+  // The same lookup as the runtime's "already decided" check: by value among the approval
+  // requests (their kind is indexed), never a pattern over bodies.
   return (
     sql
       .exec(
-        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND body LIKE ? LIMIT 1",
-        `%"requestId":"${requestId}"%`,
+        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND json_extract(body, '$.actions.permissionRequest.requestId') = ? LIMIT 1",
+        requestId,
       )
       .toArray().length > 0
   );
@@ -69,6 +70,20 @@ export function approvalKnown(sql: SqlStorage, requestId: string): boolean {
  */
 export function rememberPrincipal(sql: SqlStorage, principal: string) {
   sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
+}
+
+/**
+ * The owner hash of a session written before the owner moved into seq 1, once its principal's
+ * directory vouched for it (docs/API.md#upgrades). A cache of the directory: never in the log.
+ */
+export function adoptedOwner(sql: SqlStorage): string | null {
+  const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'adopted_owner'").toArray()[0];
+  return row?.value ?? null;
+}
+
+export function adoptOwner(sql: SqlStorage, owner: string, principal: string) {
+  sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('adopted_owner', ?)", owner);
+  rememberPrincipal(sql, principal);
 }
 
 export function ownerPrincipal(sql: SqlStorage): string | null {

@@ -1,16 +1,16 @@
 /**
  * Wires a session's runtime over its Durable Object storage: migrations, the event store, the
- * scheduled work, the one alarm (DESIGN §4: the earliest of what the loop asks for and the next
- * trigger due) and the ports the runtime reaches out through.
+ * scheduled work and the ports the runtime reaches out through. The alarm is the runtime's alone
+ * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
 
-import { FEATURES, featuresDue } from "../features";
+import { FEATURES } from "../features";
 import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
-import { nextAlarm, SessionRuntime } from "../runtime";
+import { SessionRuntime } from "../runtime";
 import { failpoint, failpointArmed } from "../runtime/failpoints";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
@@ -23,7 +23,7 @@ export type Hooks = {
   principal: () => string | null;
 };
 
-export type Opened = { runtime: SessionRuntime; store: EventStore; arm: (loop: number | null) => Promise<void> };
+export type Opened = { runtime: SessionRuntime; store: EventStore };
 
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 export function isWritten(sql: SqlStorage): boolean {
@@ -38,17 +38,13 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
   for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
-  const arm = (loop: number | null) => {
-    const at = nextAlarm(loop, featuresDue(sql));
-    return at === null ? ctx.storage.deleteAlarm() : ctx.storage.setAlarm(at);
-  };
   const runtime = new SessionRuntime({
     sessionId,
     store,
     sql,
     transactionSync,
-    setAlarm: (at) => arm(at),
-    deleteAlarm: () => arm(null),
+    setAlarm: (at) => ctx.storage.setAlarm(at),
+    deleteAlarm: () => ctx.storage.deleteAlarm(),
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
@@ -65,7 +61,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     children: makeChildrenPort(env, sessionId, hooks.principal),
     mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
-  return { runtime, store, arm };
+  return { runtime, store };
 }
 
 /** Fetch for MCP servers; with the F5 failpoint armed, a `tools/call` stops the object once it has left. */

@@ -141,8 +141,16 @@ describe("a long session in a 6,000-token window", () => {
         expect(cp.prevId).toBe(cps[i]!.id);
         expect(cp.throughSeq).toBeGreaterThan(cps[i]!.throughSeq);
       });
-      // Each request names the checkpoint it was built on and the prefix it covers.
-      for (const e of events.filter((x) => x.actions?.modelRequest)) {
+      // CONTRACT §7.29: each compaction call is in the log, as its own invocation, before it was sent.
+      const compactions = events.filter((e) => e.actions?.modelRequest?.purpose === "compaction");
+      expect(compactions).toHaveLength(summaries.length);
+      expect(new Set(compactions.map((e) => e.invocationId)).size).toBe(summaries.length);
+      const turnInvocations = new Set(
+        events.filter((e) => e.actions?.modelRequest && !e.actions.modelRequest.purpose).map((e) => e.invocationId),
+      );
+      for (const e of compactions) expect(turnInvocations.has(e.invocationId)).toBe(false);
+      // Each turn request names the checkpoint it was built on and the prefix it covers.
+      for (const e of events.filter((x) => x.actions?.modelRequest && !x.actions.modelRequest.purpose)) {
         const latest = cps.filter((c) => c.eventSeq < e.seq).at(-1);
         expect(e.actions!.modelRequest!.checkpointId).toBe(latest?.id ?? null);
         expect(e.actions!.modelRequest!.throughSeq).toBe(e.seq - 1);

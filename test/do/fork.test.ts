@@ -10,6 +10,7 @@ import { createFork, type ForkSource, readForkSource } from "../../src/features/
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
 import { SessionRuntime } from "../../src/runtime";
+import { pullArchive } from "../../src/session/fork-archive";
 import { applyMigrations } from "../../src/storage";
 import { listFiles, readFileRow } from "../../src/tools";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
@@ -26,7 +27,11 @@ let counter = 0;
  * Writes `source` into a fresh session object and reads back what a fork shows; with `then`,
  * a turn runs in the fork on `provider` and `after` is the fork's own source at its head.
  */
-async function forkInto(source: ForkSource, then?: { provider: ModelProvider; text: string }) {
+async function forkInto(
+  source: ForkSource,
+  then?: { provider: ModelProvider; text: string },
+  archive: { text: string; mediaType: string }[] = [],
+) {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`fork-${Date.now()}-${counter++}`));
   return runInDurableObject(stub, async (_i, state) => {
     const sql = state.storage.sql;
@@ -52,7 +57,7 @@ async function forkInto(source: ForkSource, then?: { provider: ModelProvider; te
       onDelta: () => {},
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0] },
     });
-    const session = createFork(runtime, { id: sessionId, source, owner: "0".repeat(64) });
+    const session = createFork(runtime, { id: sessionId, source, owner: "0".repeat(64), archive });
     const files = () => Object.fromEntries(listFiles(sql).map((f) => [f.path, readFileRow(sql, f.path)!.content]));
     const blobs = sql
       .exec<{ sha256: string }>("SELECT sha256 FROM blobs")
@@ -302,11 +307,29 @@ describe("a fork's archive", () => {
       { kind: "answer", text: "read it" },
     ];
     const provider = scriptedProvider({ next: (_r, n) => steps[n]! });
-    const source = await withSession({ provider, model: MODEL, offloadThresholdBytes: 1024 }, async (h) => {
-      await h.runTurn("read the big file");
-      return readForkSource(h.runtime, h.runtime.summary!.highWater);
-    });
-    const fork = await forkInto(source);
+    const { source, archive } = await withSession(
+      { provider, model: MODEL, offloadThresholdBytes: 1024 },
+      async (h) => {
+        await h.runTurn("read the big file");
+        const source = readForkSource(h.runtime, h.runtime.summary!.highWater);
+        // The fork's object copies the bytes from the parent a page per reply (session/fork-archive.ts).
+        const archive = await pullArchive(
+          async (sha, offset, limit) => ({
+            ok: true,
+            value: { bytes: h.store.blobs.read(sha, offset, limit)!, mediaType: "", total: 0 },
+          }),
+          source.archive,
+        );
+        return { source, archive };
+      },
+    );
+    // The parent's reply names the blob; it does not carry its bytes.
+    expect(source.archive).toEqual([
+      { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), bytes: expect.any(Number), mediaType: expect.any(String) },
+    ]);
+    expect(source.archive[0]!.bytes).toBeGreaterThan(5000);
+    expect(JSON.stringify(source.archive).length).toBeLessThan(200);
+    const fork = await forkInto(source, undefined, archive);
     const placeholders = fork.context.messages
       .filter((m) => m.role === "tool")
       .flatMap((m) => m.content as any[])

@@ -36,12 +36,14 @@ async function drive(rt: SessionRuntime, a: { at: number | null }, max = 200) {
 
 const expectConflict = (p: Promise<unknown>) => expect(p).rejects.toMatchObject({ code: "conflict" });
 const count = (events: Event[], pred: (e: Event) => boolean) => events.filter(pred).length;
-const modelCalls = (events: Event[]) => count(events, (e) => !!e.actions?.modelRequest);
+/** CONTRACT §7.28: a model call is one turn request; a compaction's own requests are not (§7.29). */
+const modelCalls = (events: Event[]) =>
+  count(events, (e) => !!e.actions?.modelRequest && e.actions.modelRequest.purpose !== "compaction");
 
 async function resume(h: Harness, rt: SessionRuntime, input: { runId?: string; waitId: string; text?: string }) {
   const s = rt.session();
   const runId = input.runId ?? s.wait?.runId ?? "";
-  const turn = turnOfRun(h.state.storage.sql, runId, 1);
+  const turn = turnOfRun(h.state.storage.sql, runId);
   if (turn === undefined) throw new Error("unknown run");
   return rt.resume({ turnOfRun: turn, waitId: input.waitId, text: input.text ?? "" });
 }

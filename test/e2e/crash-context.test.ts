@@ -265,11 +265,28 @@ describe("F9: kill -9 while a compaction checkpoint is being committed", () => {
     const responses = events.flatMap((e) => (e.content?.type === "functionResponse" ? [e.content] : []));
     expect(responses.every((c) => c.status === "ok")).toBe(true);
     expect(responses).toHaveLength(2 * PARTS);
-    // Nothing was re-run, interrupted or re-issued (the compaction is redone, it is not a model
-    // call of the turn): CONTRACT §7.11 appends no notice, and the run keeps its runId (§7.12).
-    const notices = events.filter((e) => e.actions?.stateDelta?.recoveryNotice);
-    expect(notices, show(r)).toEqual([]);
-    expect(events.filter((e) => e.actions?.stateDelta?.runStarted)).toEqual([]);
+    // The compaction call under way at the kill is in the log (CONTRACT §7.29): it is re-issued
+    // after the restart like any model call (§7.8 `restart`, §7.11 `reissued`), and nothing else
+    // was re-run or interrupted.
+    const preKill = events
+      .filter((e) => e.seq <= r.preKillSession.highWater && e.actions?.modelRequest?.purpose === "compaction")
+      .at(-1);
+    expect(preKill, show(r)).toBeDefined();
+    const notices = events.flatMap((e) => {
+      const n = e.actions?.stateDelta?.recoveryNotice as Record<string, unknown> | undefined;
+      return n ? [n] : [];
+    });
+    expect(notices, show(r)).toEqual([
+      { atSeq: expect.any(Number), rerun: [], needsReview: [], reissued: [preKill!.invocationId] },
+    ]);
+    const restarts = events.flatMap((e) => {
+      const m = e.actions?.stateDelta?.modelAttempt as
+        | { invocationId: string; attempt: number; code: string }
+        | undefined;
+      return m?.code === "restart" ? [m] : [];
+    });
+    expect(restarts).toMatchObject([{ invocationId: preKill!.invocationId, attempt: 1 }]);
+    expect(events.filter((e) => e.actions?.stateDelta?.runStarted)).toHaveLength(1);
   });
 
   it("keeps every event exported before the kill, byte for byte", () => {

@@ -8,6 +8,7 @@ import type { EventDraft } from "../../log";
 import type { ModelConfig } from "../../model/types";
 import {
   type CallState,
+  type ChildrenState,
   type CloseReason,
   childResult,
   childWait,
@@ -193,19 +194,17 @@ const hidden = (base: Partial<Base>, stateDelta: Record<string, unknown>): Event
 /**
  * The outbox (CONTRACT §6, §7.31): a child's report to its parent, and a parent's stops of its
  * children, each delivered until acknowledged, then recorded (`reportAcked`, `childStopAcked`).
- * The retry alarm is armed before anything is sent, so a kill mid-delivery comes back.
+ * The caller arms the retry before anything is sent, so a kill mid-delivery comes back.
  * Returns true when nothing is left to deliver.
  */
-export async function deliverChildrenWork(rt: RuntimeCtx, retryAt: number): Promise<boolean> {
+export async function deliverChildrenWork(rt: RuntimeCtx): Promise<boolean> {
   const port = rt.deps.children;
   const c = rt.summary?.children;
   if (!port || !c) return true;
-  await rt.deps.setAlarm(retryAt);
   let done = true;
   if (c.report && c.spawnedBy) {
     const by = c.spawnedBy;
-    const start = c.goalTurnSeq ?? 1;
-    const result = childResult(rt.deps.store.readFrom(start).filter((e) => e.turnId === c.report?.turnId));
+    const result = reportResult(rt, c);
     const sent = await port
       .report(by.sessionId, { callId: by.callId, childId: rt.deps.sessionId, status: c.report.status, result })
       .catch(() => null);
@@ -223,6 +222,20 @@ export async function deliverChildrenWork(rt: RuntimeCtx, retryAt: number): Prom
   if (acked.length > 0) rt.commit([hidden({}, { childStopAcked: { callIds: acked } })]);
   if (acked.length < stops.length) done = false;
   return done;
+}
+
+/**
+ * The report's result, read from the one event the summary points at (docs/design.md#principles:
+ * bounded); a summary folded before that pointer existed reads the goal turn once more.
+ */
+function reportResult(rt: RuntimeCtx, c: ChildrenState): string | null {
+  if (c.resultSeq === null) return null;
+  if (c.resultSeq !== undefined) {
+    const e = rt.deps.store.get(c.resultSeq);
+    return e ? childResult([e]) : null;
+  }
+  const turnId = c.report?.turnId;
+  return childResult(rt.deps.store.readFrom(c.goalTurnSeq ?? 1).filter((e) => e.turnId === turnId));
 }
 
 /** The stop's addition (CONTRACT §7.31): which children to stop, in the stop's own block. */

@@ -25,12 +25,26 @@ export type ChildrenState = {
   /** The turn the goal opened (the child's first turn): only its close is reported. */
   goalTurnId: string | null;
   goalTurnSeq: number | null;
+  /**
+   * The seq of the goal turn's last visible, non-empty model text (its result), so that each
+   * delivery reads one event, not the turn; absent in a summary folded before it was kept.
+   */
+  resultSeq?: number | null;
   /** A parent's stops of its children (`stateDelta.stopChildren`) not yet acknowledged. */
   stops: string[];
 };
 
 export function initialChildren(spawnedBy: SpawnedBy | null): ChildrenState {
-  return { spawnedBy, awaiting: [], report: null, reported: false, goalTurnId: null, goalTurnSeq: null, stops: [] };
+  return {
+    spawnedBy,
+    awaiting: [],
+    report: null,
+    reported: false,
+    goalTurnId: null,
+    goalTurnSeq: null,
+    resultSeq: null,
+    stops: [],
+  };
 }
 
 /** `spawnedBy` from a created session's delta, if well formed. */
@@ -56,6 +70,8 @@ export function reduceChildren(prev: ChildrenState | undefined, e: Event): Child
     set({ awaiting: next.awaiting.filter((w) => w.callId !== c.callId) });
   if (next.spawnedBy && next.goalTurnId === null && e.author === "user" && e.content?.type === "text" && e.turnId)
     set({ goalTurnId: e.turnId, goalTurnSeq: e.seq });
+  if (next.goalTurnId !== null && e.turnId === next.goalTurnId && !next.report && !next.reported && isResultText(e))
+    set({ resultSeq: e.seq });
   if (a.turnClose) {
     set({ awaiting: [] });
     if (next.spawnedBy && !next.reported && !next.report && e.turnId && e.turnId === next.goalTurnId)
@@ -86,11 +102,14 @@ export function hasChildrenWork(s: ChildrenState | undefined): boolean {
   return !!s && (s.report !== null || s.stops.length > 0);
 }
 
+/** Whether `e` is a visible, non-empty model text: what a child's result is made of. */
+function isResultText(e: Event): boolean {
+  return e.author === "model" && e.modelVisibility === "visible" && e.content?.type === "text" && !!e.content.text;
+}
+
 /** The child's result: the last visible, non-empty model text of its goal turn, or null (CONTRACT §7.31). */
 export function childResult(turnEvents: Event[]): string | null {
   let last: string | null = null;
-  for (const e of turnEvents)
-    if (e.author === "model" && e.modelVisibility === "visible" && e.content?.type === "text" && e.content.text)
-      last = e.content.text;
+  for (const e of turnEvents) if (isResultText(e) && e.content?.type === "text") last = e.content.text;
   return last;
 }

@@ -35,9 +35,16 @@ export type ForkSource = {
   calls: ForkCall[];
   /** The turn open at `throughSeq`, if any (the fork closes it `stopped`). */
   openTurn: Base | null;
-  /** Archived results the prefix shows as placeholders: copied, so the fork's `archive://` refs resolve. */
-  archive: { text: string; mediaType: string }[];
+  /**
+   * Archived results the prefix shows as placeholders, by reference: the fork copies their bytes
+   * from the parent page by page (`session/fork-archive.ts`), so its `archive://` refs resolve and
+   * no reply carries them all.
+   */
+  archive: ArchiveRef[];
 };
+
+/** A blob of the parent, named by its digest. */
+export type ArchiveRef = { sha256: string; bytes: number; mediaType: string };
 
 /** The sha256 of every placeholder among a prefix's tool results (CONTRACT §5 offload). */
 export function placeholderRefs(messages: ForkPrefix["messages"]): string[] {
@@ -95,9 +102,7 @@ export function readForkSource(rt: RuntimeCtx, throughSeq: number): ForkSource {
 
   const cp = checkpointEvent ? parseCheckpointPayload(resolve(checkpointEvent)) : null;
   const turn = summary.openTurn;
-  const suffix = turn
-    ? store.readFrom(turn.lastModelRequestSeq ?? turn.startSeq).filter((e) => e.seq <= throughSeq)
-    : [];
+  const suffix = turn ? store.readFrom(turn.lastModelRequestSeq ?? turn.startSeq, throughSeq) : [];
   const run = projectRunState(suffix);
   const open = run.calls.filter((c) => !c.answered);
   const openIds = new Set(open.map((c) => c.callId));
@@ -105,8 +110,8 @@ export function readForkSource(rt: RuntimeCtx, throughSeq: number): ForkSource {
   // The model view at throughSeq, without the calls the fork copies (they follow the prefix there).
   // A parent that is itself a fork starts from its own prefix until its first checkpoint.
   const events = store
-    .readContextEventsAfter(cp?.throughSeq ?? 0)
-    .filter((e) => e.seq <= throughSeq && !(e.content?.type === "functionCall" && openIds.has(e.content.callId)))
+    .readContextEventsAfter(cp?.throughSeq ?? 0, throughSeq)
+    .filter((e) => !(e.content?.type === "functionCall" && openIds.has(e.content.callId)))
     .map((e) => resolveEvent(e, resolve));
   const built = buildModelMessages({
     system: "",
@@ -133,10 +138,9 @@ export function readForkSource(rt: RuntimeCtx, throughSeq: number): ForkSource {
     return { call, dispatch };
   });
 
-  const archive = placeholderRefs(messages).flatMap((sha) => {
-    const meta = store.blobs.meta(sha);
-    const text = meta ? store.blobs.readText(sha) : null;
-    return meta && text !== null ? [{ text, mediaType: meta.mediaType }] : [];
+  const archive = placeholderRefs(messages).flatMap((sha256): ArchiveRef[] => {
+    const meta = store.blobs.meta(sha256);
+    return meta ? [{ sha256, bytes: meta.bytes, mediaType: meta.mediaType }] : [];
   });
 
   return {
@@ -164,8 +168,14 @@ function resolveEvent(e: Event, resolve: (v: unknown) => unknown): Event {
   return e;
 }
 
-/** The fork's first events, in one block; its workspace is written in the same transaction. */
-export function createFork(rt: RuntimeCtx, input: { id: string; source: ForkSource; owner: string }): Session {
+/**
+ * The fork's first events, in one block; its workspace and the archived results (`archive`, the
+ * bytes of `source.archive`, copied from the parent) are written in the same transaction.
+ */
+export function createFork(
+  rt: RuntimeCtx,
+  input: { id: string; source: ForkSource; owner: string; archive: { text: string; mediaType: string }[] },
+): Session {
   if (rt.summary) throw new ApiError("conflict", "session already exists");
   const { source } = input;
   const created: SessionCreated & { forkedFrom: ForkedFrom } = {
@@ -177,7 +187,7 @@ export function createFork(rt: RuntimeCtx, input: { id: string; source: ForkSour
     owner: input.owner,
   };
   // Archive first (each blob read back and checked), placeholders second.
-  for (const a of source.archive) rt.deps.store.blobs.put(a.text, a.mediaType);
+  for (const a of input.archive) rt.deps.store.blobs.put(a.text, a.mediaType);
   const blob = rt.deps.store.blobs.put(JSON.stringify(source.prefix), "application/json");
   const drafts: EventDraft[] = [
     { author: "runtime", modelVisibility: "hidden", actions: { stateDelta: { session: created } } },

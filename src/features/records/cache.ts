@@ -5,6 +5,7 @@
  */
 import type { Event } from "../../log";
 import { rows, run, type SqlLike } from "../../storage/sql";
+import { utf8ByteLength } from "../../tools/builtin/text";
 import { type RecordEntry, type RecordView, recordFactOf, type TopicState } from "./facts";
 
 /** Writes the cache rows for the record facts among `events` (call inside their commit). */
@@ -41,18 +42,44 @@ export function topicState(sql: SqlLike, topic: string): TopicState {
   return { revision: rev?.revision ?? 0, coversEntry: rev?.covers_entry ?? 0, entries };
 }
 
-/** The latest revision of a topic and the entries it does not cover. */
-export function readRecord(sql: SqlLike, topic: string): RecordView {
+/** docs/API.md#records: a page of uncovered entries holds at most this many, and this many bytes of text. */
+export const RECORD_PAGE = { defaultLimit: 50, maxLimit: 200, maxBytes: 1_048_576 } as const;
+
+/**
+ * The latest revision of a topic and one page of the entries it does not cover, from `after`
+ * (an entry id) on: at most `limit` entries and `RECORD_PAGE.maxBytes` of their text (always at
+ * least one). `next` is the `after` of the next page, absent on the last.
+ */
+export function readRecord(
+  sql: SqlLike,
+  topic: string,
+  page: { after?: number; limit?: number } = {},
+): RecordView & { next?: number } {
   const rev = rows<{ revision: number; content: string; covers_entry: number }>(sql)`
     SELECT revision, content, covers_entry FROM record_revisions WHERE topic = ${topic}
     ORDER BY revision DESC LIMIT 1`[0];
   const coversEntry = rev?.covers_entry ?? 0;
-  const uncovered = rows<{ entry: number; text: string; refs: string; seq: number; at: string }>(sql)`
-    SELECT entry, text, refs, seq, at FROM record_entries WHERE topic = ${topic} AND entry > ${coversEntry}
-    ORDER BY entry`.map(
-    (r): RecordEntry => ({ id: r.entry, text: r.text, refs: JSON.parse(r.refs) as number[], seq: r.seq, at: r.at }),
-  );
-  return { topic, revision: rev?.revision ?? 0, content: rev?.content ?? "", coversEntry, uncovered };
+  const from = Math.max(coversEntry, page.after ?? 0);
+  const limit = Math.min(page.limit ?? RECORD_PAGE.defaultLimit, RECORD_PAGE.maxLimit);
+  const found = rows<{ entry: number; text: string; refs: string; seq: number; at: string }>(sql)`
+    SELECT entry, text, refs, seq, at FROM record_entries WHERE topic = ${topic} AND entry > ${from}
+    ORDER BY entry LIMIT ${limit + 1}`;
+  const uncovered: RecordEntry[] = [];
+  let bytes = 0;
+  for (const r of found.slice(0, limit)) {
+    bytes += utf8ByteLength(r.text);
+    if (uncovered.length > 0 && bytes > RECORD_PAGE.maxBytes) break;
+    uncovered.push({ id: r.entry, text: r.text, refs: JSON.parse(r.refs) as number[], seq: r.seq, at: r.at });
+  }
+  const more = found.length > uncovered.length;
+  return {
+    topic,
+    revision: rev?.revision ?? 0,
+    content: rev?.content ?? "",
+    coversEntry,
+    uncovered,
+    ...(more ? { next: uncovered.at(-1)?.id ?? from } : {}),
+  };
 }
 
 export type TopicListing = { topic: string; revision: number; coversEntry: number; entries: number };

@@ -37,9 +37,10 @@ export function appendRecordEntry(rt: RuntimeCtx, topic: string, input: { text: 
   return { topic, entry };
 }
 
-export function getRecord(rt: RuntimeCtx, topic: string) {
+/** The summary and one page of the entries it does not cover (docs/API.md#records). */
+export function getRecord(rt: RuntimeCtx, topic: string, page: { after?: number; limit?: number } = {}) {
   rt.require();
-  return readRecord(rt.deps.sql, topic);
+  return readRecord(rt.deps.sql, topic, page);
 }
 
 export function getRecords(rt: RuntimeCtx) {

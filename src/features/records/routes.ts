@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
 import { readJson } from "../../http/body";
 import { resource } from "../../http/routing";
-import { parseInput } from "../../http/schemas";
+import { parseInput, queryInt } from "../../http/schemas";
 import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 import { MAX_RECORD_BYTES, MAX_REFS, TOPIC } from "./facts";
 
@@ -29,6 +29,12 @@ function topicOf(c: EdgeContext): string {
   return topic;
 }
 
+/** docs/API.md#records: a page of uncovered entries, after an entry id. */
+const RecordQuery = z.strictObject({
+  after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: queryInt(1, 200).optional(),
+});
+
 /** Work records (CONTRACT §6, §7.33): topics, their revisions and entries. */
 export function recordRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/records", {
@@ -36,7 +42,11 @@ export function recordRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions/:id/records/:topic", {
-    GET: async (c) => c.json(unwrap(await c.get("session").record(callerOf(c), topicOf(c)))),
+    GET: async (c) => {
+      const q = parseInput(RecordQuery, c.req.query(), "query");
+      const page = { ...(q.after !== undefined ? { after: q.after } : {}), ...(q.limit ? { limit: q.limit } : {}) };
+      return c.json(unwrap(await c.get("session").record(callerOf(c), topicOf(c), page)));
+    },
     PUT: async (c) => {
       const topic = topicOf(c);
       const body = parseInput(PutRecord, await readJson(c, undefined));

@@ -15,16 +15,27 @@ const textArg = (what: string) =>
     .refine((s) => utf8ByteLength(s) <= MAX_RECORD_BYTES, { message: `at most ${MAX_RECORD_BYTES} UTF-8 bytes` })
     .describe(what);
 
-const ReadRecordInput = z.strictObject({ topic: topicArg });
+const ReadRecordInput = z.strictObject({
+  topic: topicArg,
+  after: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Read the uncovered entries after this entry id: the `next` of the previous read."),
+});
 
 export const readRecordTool: ToolDefinition<z.infer<typeof ReadRecordInput>> = {
   name: "read_record",
   description:
-    "Read a work record: its latest summary (revision, content, coversEntry) and the entries the summary does not cover yet. An unknown topic is revision 0 with empty content.",
+    "Read a work record: its latest summary (revision, content, coversEntry) and a page of the entries the summary does not cover yet; when there are more, `next` is the `after` for the next read. An unknown topic is revision 0 with empty content.",
   input: ReadRecordInput,
   effect: () => "read",
   async run(args, ctx) {
-    return { status: "ok", response: readRecord(ctx.sql, args.topic) };
+    return {
+      status: "ok",
+      response: readRecord(ctx.sql, args.topic, args.after !== undefined ? { after: args.after } : {}),
+    };
   },
 };
 

@@ -46,8 +46,13 @@ export function readTrigger(sql: SqlLike, name: string): TriggerRow | null {
   return parseRow(TriggerBody, rows<Body>(sql)`SELECT body FROM triggers WHERE name = ${name}`[0]?.body);
 }
 
-export function listTriggers(sql: SqlLike): TriggerRow[] {
-  return rows<Body>(sql)`SELECT body FROM triggers ORDER BY name`.flatMap((r) => parseRow(TriggerBody, r.body) ?? []);
+/** By name, those after `after`, at most `limit`. */
+export function listTriggers(sql: SqlLike, after: string | null, limit: number): TriggerRow[] {
+  const found =
+    after === null
+      ? rows<Body>(sql)`SELECT body FROM triggers ORDER BY name LIMIT ${limit}`
+      : rows<Body>(sql)`SELECT body FROM triggers WHERE name > ${after} ORDER BY name LIMIT ${limit}`;
+  return found.flatMap((r) => parseRow(TriggerBody, r.body) ?? []);
 }
 
 /** Triggers due at or before `now`. */
@@ -90,11 +95,28 @@ export function oldestQueuedRun(sql: SqlLike): RunRow | null {
   return parseRow(RunBody, r?.body);
 }
 
-/** Newest first, at most `limit`. */
-export function listRuns(sql: SqlLike, limit: number): RunRow[] {
-  return rows<Body>(sql)`SELECT body FROM runs ORDER BY seq DESC LIMIT ${limit}`.flatMap(
-    (r) => parseRow(RunBody, r.body) ?? [],
-  );
+/**
+ * The turn a run id names, answered by key, never by scanning bodies: the run that opened the
+ * turn is a row of the runs table; a takeover's run (`stateDelta.runStarted`, docs/API.md#runs)
+ * is found among the takeover events by their kind. `undefined`: not a run of this session;
+ * `null`: a run with no turn (queued or skipped).
+ */
+export function turnOfRunId(sql: SqlLike, runId: string): string | null | undefined {
+  const row = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM runs WHERE run_id = ${runId}`[0];
+  if (row) return row.turn_id;
+  const takeover = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM events
+    WHERE kind = 'state:runStarted' AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
+    LIMIT 1`[0];
+  return takeover ? takeover.turn_id : undefined;
+}
+
+/** Newest first, those older than `before` (a run's first seq), at most `limit`. */
+export function listRuns(sql: SqlLike, before: number | null, limit: number): RunRow[] {
+  const found =
+    before === null
+      ? rows<Body>(sql)`SELECT body FROM runs ORDER BY seq DESC LIMIT ${limit}`
+      : rows<Body>(sql)`SELECT body FROM runs WHERE seq < ${before} ORDER BY seq DESC LIMIT ${limit}`;
+  return found.flatMap((r) => parseRow(RunBody, r.body) ?? []);
 }
 
 function writeRun(sql: SqlLike, r: RunRow) {

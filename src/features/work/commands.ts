@@ -20,8 +20,6 @@ import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "
 import { firingDrafts, planFirings, runInputDraft } from "./firings";
 import { STORED_TRIGGER_NAME, TRIGGER_NAME } from "./schedule";
 
-const RUNS_PAGE = 500;
-
 function hidden(delta: Record<string, unknown>): EventDraft {
   return { author: "user", modelVisibility: "hidden", actions: { stateDelta: delta } };
 }
@@ -52,19 +50,36 @@ export function deleteTrigger(rt: RuntimeCtx, sql: SqlLike, name: string): void 
   rt.commit([hidden({ triggerDeleted: { name } })]);
 }
 
-export function triggersOf(rt: RuntimeCtx, sql: SqlLike): { triggers: Trigger[] } {
+/** One page of triggers by name (docs/API.md#paging): `next` is the `after` of the next page. */
+export function triggersOf(
+  rt: RuntimeCtx,
+  sql: SqlLike,
+  page: { after: string | null; limit: number },
+): { triggers: Trigger[]; next?: string } {
   rt.require();
-  return { triggers: listTriggers(sql).map(toTrigger) };
+  const found = listTriggers(sql, page.after, page.limit + 1);
+  const triggers = found.slice(0, page.limit).map(toTrigger);
+  return { triggers, ...(found.length > page.limit ? { next: triggers.at(-1)!.name } : {}) };
 }
 
-/** Newest first; the open turn's run shows `waiting` with its `waitId` while a wait holds it. */
-export function runsOf(rt: RuntimeCtx, sql: SqlLike): { runs: Run[] } {
+/**
+ * One page of runs, newest first (docs/API.md#paging): `next` is the `before` of the next page.
+ * The open turn's run shows `waiting` with its `waitId` while a wait holds it.
+ */
+export function runsOf(
+  rt: RuntimeCtx,
+  sql: SqlLike,
+  page: { before: number | null; limit: number },
+): { runs: Run[]; next?: string } {
   const turn = rt.require().openTurn;
   const wait = turn?.wait;
+  const found = listRuns(sql, page.before, page.limit + 1);
+  const rowsOfPage = found.slice(0, page.limit);
   return {
-    runs: listRuns(sql, RUNS_PAGE).map((r) =>
+    runs: rowsOfPage.map((r) =>
       wait && r.turnId === turn.turnId ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId } : toRun(r),
     ),
+    ...(found.length > page.limit ? { next: String(rowsOfPage.at(-1)!.seq) } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
 import { readJson, readNoBody } from "../../http/body";
 import { resource } from "../../http/routing";
-import { parseInput } from "../../http/schemas";
+import { parseInput, queryInt } from "../../http/schemas";
 import { parsedBody } from "../../http/turns";
 import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 // The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
@@ -40,6 +40,17 @@ export const TriggerSchedule = z.union([
 
 export const CreateTrigger = z.strictObject({ name: TRIGGER, text: MessageText, schedule: TriggerSchedule });
 
+/** docs/API.md#paging: triggers by name (`after` a name), runs newest first (`before` a cursor). */
+export const TriggersQuery = z.strictObject({
+  limit: queryInt(1, 500).optional(),
+  after: z.string().min(1).max(64).optional(),
+});
+export const RunsQuery = z.strictObject({
+  limit: queryInt(1, 500).optional(),
+  before: queryInt(1, Number.MAX_SAFE_INTEGER).optional(),
+});
+const DEFAULT_PAGE = 100;
+
 /** 413 for a text is decided from the raw value, before the schema (CONTRACT §2). */
 function checkText(raw: unknown) {
   const text = (raw as { text?: unknown } | null | undefined)?.text;
@@ -70,7 +81,11 @@ export function workRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions/:id/triggers", {
-    GET: async (c) => c.json(unwrap(await c.get("session").listTriggers(callerOf(c)))),
+    GET: async (c) => {
+      const q = parseInput(TriggersQuery, c.req.query(), "query");
+      const page = { after: q.after ?? null, limit: q.limit ?? DEFAULT_PAGE };
+      return c.json(unwrap(await c.get("session").listTriggers(callerOf(c), page)));
+    },
     POST: async (c) => {
       const body = await bodyOf(c, CreateTrigger);
       if ("at" in body.schedule && Date.parse(body.schedule.at) <= Date.now())
@@ -87,6 +102,10 @@ export function workRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions/:id/runs", {
-    GET: async (c) => c.json(unwrap(await c.get("session").listRuns(callerOf(c)))),
+    GET: async (c) => {
+      const q = parseInput(RunsQuery, c.req.query(), "query");
+      const page = { before: q.before ?? null, limit: q.limit ?? DEFAULT_PAGE };
+      return c.json(unwrap(await c.get("session").listRuns(callerOf(c), page)));
+    },
   });
 }

@@ -1,7 +1,6 @@
 /**
- * Trigger schedules (CONTRACT §6, §7.32) and the one alarm (DESIGN §4), as pure functions of
- * the clock they are given: when a schedule is next due, and which time the object's single
- * alarm must hold when both the run lease and the schedule want it.
+ * Trigger schedules (CONTRACT §6, §7.32), as pure functions of the clock they are given: when a
+ * schedule is next due (the object's one alarm takes it among the others, `alarm.ts`).
  */
 import { Cron } from "croner";
 
@@ -47,14 +46,4 @@ export function nextDue(schedule: Schedule, after: number, anchor: number): numb
   }
   const next = new Cron(schedule.cron, { timezone: "UTC", paused: true }).nextRun(new Date(after));
   return next ? next.getTime() : null;
-}
-
-/**
- * DESIGN §4: the object keeps one alarm, at the earliest of what the run loop asks for (its
- * lease, a retry, now) and the next trigger due; null means no alarm at all.
- */
-export function nextAlarm(loop: number | null, scheduleDue: number | null): number | null {
-  if (loop === null) return scheduleDue;
-  if (scheduleDue === null) return loop;
-  return Math.min(loop, scheduleDue);
 }

@@ -52,7 +52,14 @@ export type Event = {
     tokenUsage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
     toolDispatch?: { callId: string; tool: string; effect: "read" | "write" | "idempotent"; idempotencyKey: string };
     toolRecovery?: { callId: string; strategy: "rerun" | "interrupted" };
-    modelRequest?: { throughSeq: number; checkpointId: string | null; estimatedTokens: number; requestDigest: string };
+    modelRequest?: {
+      throughSeq: number;
+      checkpointId: string | null;
+      estimatedTokens: number;
+      requestDigest: string;
+      /** A compaction's own call (CONTRACT §7.29). */
+      purpose?: "compaction";
+    };
     turnClose?: { reason: "completed" | "stopped" | "failed" };
     endInvocation?: boolean;
   };

@@ -9,6 +9,7 @@ import {
   ProviderError,
   type ToolSpec,
 } from "../../../src/model";
+import { toProviderError } from "../../../src/model/errors";
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: unknown) => void;
 type Received = { path: string; headers: IncomingMessage["headers"]; body: unknown };
@@ -381,5 +382,29 @@ describe("openai-compatible adapter", () => {
       name: "AbortError",
     });
     expect(received).toHaveLength(0);
+  });
+});
+
+describe("an unreachable provider (issue 17 item 12)", () => {
+  it("a closed port is a retryable `network` failure whose message names the cause", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const p = createProvider(MODEL, { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: "sk-test" });
+    const error = await failure(collect(p.stream(request(), new AbortController().signal)));
+    expect(error).toMatchObject({ retryable: true, attemptCode: "network" });
+    expect(error.message).toMatch(/ECONNREFUSED|connect/i);
+  });
+
+  it("workerd's own fetch failure (`Network connection lost.`, marked retryable) is `network`, not a bug", () => {
+    const workerd = Object.assign(new Error("Network connection lost."), { retryable: true, remote: true });
+    const error = toProviderError(workerd) as ProviderError;
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ retryable: true, attemptCode: "network" });
+    expect(error.message).toBe("could not reach the model provider: Network connection lost.");
+    // An error of our own stays a bug.
+    const bug = new TypeError("cannot read properties of undefined");
+    expect(toProviderError(bug)).toBe(bug);
   });
 });

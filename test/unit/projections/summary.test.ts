@@ -53,6 +53,7 @@ describe("reduceSummary", () => {
         reported: false,
         goalTurnId: null,
         goalTurnSeq: null,
+        resultSeq: null,
         stops: [],
       },
       directoryId: null,

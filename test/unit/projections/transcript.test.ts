@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { describeRecovery, type RecoveryLists } from "../../../src/contract/transcript";
 import type { Event } from "../../../src/log";
-import { buildTranscript, pageTranscript, type TranscriptItem } from "../../../src/projections";
+import {
+  buildTranscript,
+  pageTranscript,
+  reduceSummary,
+  type SessionSummary,
+  type TranscriptItem,
+} from "../../../src/projections";
 import { deepFreeze, type LogBuilder, newLog } from "../support/fixtures";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
@@ -171,7 +178,7 @@ describe("buildTranscript: items", () => {
         response: "A",
         recovery: "rerun",
       },
-      { kind: "recovery", seq: 8, rerun: ["c1"], needsReview: [] },
+      { kind: "recovery", seq: 8, rerun: ["c1"], needsReview: [], reissued: [] },
       { kind: "message", seq: 11, role: "assistant", text: "Done.", turnId: "t1" },
       { kind: "turn", seq: 12, turnId: "t1", reason: "completed" },
     ]);
@@ -186,6 +193,7 @@ describe("buildTranscript: items", () => {
       seq: 2,
       rerun: ["c1", "c3"],
       needsReview: ["c2"],
+      reissued: [],
     });
   });
 
@@ -291,4 +299,24 @@ describe("pageTranscript (CONTRACT §7.20)", () => {
       // A call cut from its approval, dispatch and response by a page boundary shows its final state.
       expect(all.flat()).toEqual(buildTranscript(events));
     });
+});
+
+describe("the recovery notice: one notice, one account (CONTRACT §7.11)", () => {
+  it("after a kill mid-call the transcript line and the banner say the same three lists", () => {
+    const ev = newLog();
+    ev.created();
+    ev.user("go");
+    ev.modelRequest();
+    // A kill while the model streamed: the takeover re-issues the call and records nothing else.
+    ev.run("r2");
+    ev.recoveryNotice([], [], ["inv_1"]);
+    const events = deepFreeze(ev.events);
+    const line = buildTranscript(events).find((i) => i.kind === "recovery");
+    const banner = events.reduce<SessionSummary | null>(reduceSummary, null)!.recoveryNotice!;
+    expect(line).toMatchObject({ rerun: [], needsReview: [], reissued: ["inv_1"] });
+    expect(describeRecovery(line as RecoveryLists)).toBe(describeRecovery(banner));
+    expect(describeRecovery(banner)).toBe(
+      "Recovered after a restart: 0 call(s) re-run, 0 need review, 1 model call(s) issued again.",
+    );
+  });
 });

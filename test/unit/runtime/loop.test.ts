@@ -61,7 +61,7 @@ function countingTool(): ToolDefinition<unknown> & { runs: number } {
 }
 
 describe("runSlice", () => {
-  it("carries a turn from the user's message through a tool call to its close, then clears the alarm", async () => {
+  it("carries a turn from the user's message through a tool call to its close, then parks the loop", async () => {
     const tool = countingTool();
     const rt = fakeRuntime(userTurn(), {
       tools: [tool],
@@ -79,10 +79,10 @@ describe("runSlice", () => {
       "turnClose completed",
     ]);
     expect(tool.runs).toBe(1);
-    expect(rt.alarms.at(-1)).toBeNull();
+    expect(rt.ends.at(-1)).toBe("parked");
   });
 
-  it("a call that needs approval is asked for, not run; the slice ends with no alarm", async () => {
+  it("a call that needs approval is asked for, not run; the loop parks", async () => {
     const tool = countingTool();
     const rt = fakeRuntime(userTurn(), {
       tools: [tool],
@@ -93,11 +93,11 @@ describe("runSlice", () => {
     await runSlice(rt, hooks);
     expect(story(rt)).toEqual(["modelRequest", "call lookup", "permissionRequest"]);
     expect(tool.runs).toBe(0);
-    expect(rt.alarms.at(-1)).toBeNull();
+    expect(rt.ends.at(-1)).toBe("parked");
     expect(rt.summary?.openTurn).not.toBeNull();
   });
 
-  it("a failed attempt ends the slice with the alarm at the retry time, not at once", async () => {
+  it("a failed attempt ends the slice with the next one due at the retry time, not at once", async () => {
     const rt = fakeRuntime(userTurn(), {
       provider: scriptedProvider([{ type: "text-delta", text: "cut" }]),
       now: () => NOW,
@@ -107,10 +107,10 @@ describe("runSlice", () => {
     const recorded = rt.events.at(-1)!.actions!.stateDelta!.modelAttempt as { retryAt: string };
     const retryAt = Date.parse(recorded.retryAt);
     expect(retryAt).toBeGreaterThan(NOW);
-    expect(rt.alarms.at(-1)).toBe(retryAt);
+    expect(rt.ends.at(-1)).toBe(retryAt);
   });
 
-  it("a slice that spent its steps hands over to a fresh slice (alarm now) with the turn still open", async () => {
+  it("a slice that spent its steps hands over to a fresh slice due now with the turn still open", async () => {
     const tool = countingTool();
     const rt = fakeRuntime(userTurn(), {
       tools: [tool],
@@ -120,7 +120,7 @@ describe("runSlice", () => {
     });
     await runSlice(rt, hooks);
     expect(story(rt)).toEqual(["modelRequest", "call lookup", "dispatch", "response ok"]);
-    expect(rt.alarms.at(-1)).toBe(NOW);
+    expect(rt.ends.at(-1)).toBe(NOW);
     // The next slice picks up where this one stopped.
     await runSlice(rt, hooks);
     expect(story(rt).slice(4)).toEqual(["modelRequest", "model: done", "turnClose completed"]);
@@ -130,14 +130,15 @@ describe("runSlice", () => {
     const rt = fakeRuntime(userTurn(), { provider: scriptedProvider(), now: () => NOW });
     await runSlice(rt, { decided: () => undefined, verifyOnce: () => false });
     expect(story(rt)).toEqual([]);
+    expect(rt.ends).toEqual(["parked"]);
   });
 
-  it("with no open turn, a slice clears the alarm and does nothing", async () => {
+  it("with no open turn, a slice parks and does nothing", async () => {
     const ev = newLog();
     ev.created();
     const rt = fakeRuntime(ev.events, { now: () => NOW });
     await runSlice(rt, hooks);
     expect(rt.events).toHaveLength(1);
-    expect(rt.alarms).toEqual([null]);
+    expect(rt.ends).toEqual(["parked"]);
   });
 });

@@ -15,6 +15,13 @@ const attempt = (ev: LogBuilder, n: number, retryAt: number, code = "http_503") 
   const inv = ev.events.findLast((e) => e.actions?.modelRequest)!.invocationId!;
   return ev.stateDelta({ modelAttempt: { invocationId: inv, attempt: n, code, message: "x", retryAt } }, "runtime");
 };
+/** A turn whose answer was cut at `length`, then the continuation's compaction call under way. */
+const compacting = (ev: LogBuilder) => {
+  ev.user("hi");
+  ev.modelRequest();
+  ev.modelText("hel", { stateDelta: { finishReason: "length" } });
+  ev.compactionRequest("cmp1");
+};
 const runStarted = (ev: LogBuilder) => ev.stateDelta({ runStarted: { runId: "r2", cause: "recovery" } }, "runtime");
 
 /** The open turn's suffix from its last model request, as the driver reads it. */
@@ -75,6 +82,62 @@ describe("planNextStep: one row per state of the open turn", () => {
       },
       head: { inflight: { invocationId: "inv1", attempt: 2 } },
       step: { kind: "recover", plan: expect.objectContaining({ reissue: { invocationId: "inv1", attempt: 2 } }) },
+    },
+    {
+      found: "this incarnation's own slice died with attempt 1 under way: no restart, the call is sent again",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+      },
+      head: { inflight: { invocationId: "inv1", attempt: 1, mine: true } },
+      step: { kind: "model", call: expect.objectContaining({ kind: "retry", invocationId: "inv1", attempt: 1 }) },
+    },
+    {
+      found: "this incarnation's own slice died with retry 2 under way: no restart",
+      log: (ev) => {
+        ev.user("hi");
+        ev.modelRequest();
+        attempt(ev, 1, NOW - 1);
+      },
+      head: { inflight: { invocationId: "inv1", attempt: 2, mine: true } },
+      step: { kind: "model", call: expect.objectContaining({ kind: "retry", invocationId: "inv1", attempt: 2 }) },
+    },
+    {
+      found: "a compaction call failed and its retry is ahead: the next call waits for the alarm",
+      log: (ev) => {
+        compacting(ev);
+        ev.stateDelta(
+          { modelAttempt: { invocationId: "cmp1", attempt: 1, code: "http_503", message: "x", retryAt: NOW + 1000 } },
+          "runtime",
+        );
+      },
+      step: { kind: "retry_wait", at: NOW + 1000 },
+    },
+    {
+      found: "a compaction call failed and its retry is due: the next call compacts again (no second continue note)",
+      log: (ev) => {
+        compacting(ev);
+        ev.stateDelta(
+          { modelAttempt: { invocationId: "cmp1", attempt: 1, code: "http_503", message: "x", retryAt: NOW - 1 } },
+          "runtime",
+        );
+      },
+      head: { lengthStreak: 1 },
+      step: { kind: "model", call: { kind: "new", continuation: false } },
+    },
+    {
+      found: "a compaction request with no outcome, from an earlier incarnation: re-issued as a recovery",
+      log: compacting,
+      step: {
+        kind: "recover",
+        plan: expect.objectContaining({ reissue: { invocationId: "cmp1", attempt: 1 }, rerun: [], interrupted: [] }),
+      },
+    },
+    {
+      found: "a compaction request this incarnation's failed slice left: sent again, no recovery",
+      log: compacting,
+      head: { inflight: { invocationId: "cmp1", attempt: 1, mine: true } },
+      step: { kind: "model", call: { kind: "new", continuation: false } },
     },
     {
       found: "an answer without calls that stopped",

@@ -21,7 +21,9 @@ export type FakeRuntime = RuntimeCtx & {
   abort(): void;
   /** Appends events as another writer would (a stop's close, input arriving meanwhile). */
   append(drafts: EventDraft[]): Event[];
-  alarms: (number | null)[];
+  /** Each slice end, in order: the time the next slice is due, or `"parked"`. */
+  ends: (number | "parked")[];
+  leases: number[];
 };
 
 const emptySql: SqlLike = {
@@ -64,14 +66,15 @@ export function fakeRuntime(
       events.filter((e) => e.seq > after && (e.modelVisibility === "visible" || e.actions?.modelRequest)),
     blobs: {},
   } as unknown as EventStore;
-  const alarms: (number | null)[] = [];
+  const ends: (number | "parked")[] = [];
+  const leases: number[] = [];
   const deps: RuntimeDeps = {
     sessionId,
     store,
     sql: emptySql,
     transactionSync: (fn) => fn(),
-    setAlarm: async (at) => void alarms.push(at),
-    deleteAlarm: async () => void alarms.push(null),
+    setAlarm: async () => undefined,
+    deleteAlarm: async () => undefined,
     providerFor: () => {
       if (!opts.provider) throw new Error("no provider in this test");
       return opts.provider;
@@ -88,7 +91,8 @@ export function fakeRuntime(
     events,
     deltas: [],
     failpoints: [],
-    alarms,
+    ends,
+    leases,
     deps,
     policy,
     get summary() {
@@ -130,6 +134,9 @@ export function fakeRuntime(
       rt.deltas.push(frame);
     },
     endAttempt: () => undefined,
+    lease: async (at) => void leases.push(at),
+    endSlice: async (wake) => void ends.push(wake),
+    incarnation: "inc-test",
     attachedChildren: new Set(),
   };
   return rt;

@@ -122,6 +122,24 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
         { modelVisibility: "hidden", invocationId },
       );
     },
+    /** A compaction's own request (CONTRACT §7.29), under `id`; the turn's invocation is unchanged. */
+    compactionRequest(id: string, throughSeq?: number) {
+      return push(
+        "runtime",
+        {
+          actions: {
+            modelRequest: {
+              throughSeq: throughSeq ?? events.length,
+              checkpointId: null,
+              estimatedTokens: 100,
+              requestDigest: `req-${id}`,
+              purpose: "compaction",
+            },
+          },
+        },
+        { modelVisibility: "hidden", invocationId: id },
+      );
+    },
     modelText(text: string, actions?: EventActions) {
       return push("model", { content: { type: "text", text }, ...(actions ? { actions } : {}) }, { invocationId });
     },
@@ -176,11 +194,11 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
         { modelVisibility: "hidden" },
       );
     },
-    recoveryNotice(rerun: string[], needsReview: string[]) {
+    recoveryNotice(rerun: string[], needsReview: string[], reissued: string[] = []) {
       const atSeq = events.length + 1;
       return push(
         "runtime",
-        { actions: { stateDelta: { recoveryNotice: { atSeq, rerun, needsReview } } } },
+        { actions: { stateDelta: { recoveryNotice: { atSeq, rerun, needsReview, reissued } } } },
         { modelVisibility: "hidden" },
       );
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cronProblem, nextAlarm, nextDue } from "../../../../src/features/work/schedule";
+import { cronProblem, nextDue } from "../../../../src/features/work/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 
@@ -38,18 +38,5 @@ describe("cronProblem", () => {
   });
   it("accepts a leap day, which is years away at most", () => {
     expect(cronProblem("0 0 29 2 *", Date.UTC(2026, 11, 1))).toBeNull();
-  });
-});
-
-describe("nextAlarm (DESIGN §4: one alarm for lease and schedule)", () => {
-  it.each([
-    ["nothing wanted: no alarm", null, null, null],
-    ["only the lease", 5_000, null, 5_000],
-    ["only the schedule", null, 9_000, 9_000],
-    ["lease first", 5_000, 9_000, 5_000],
-    ["schedule first", 5_000, 2_000, 2_000],
-    ["both at once", 5_000, 5_000, 5_000],
-  ])("%s", (_name, lease, schedule, expected) => {
-    expect(nextAlarm(lease, schedule)).toBe(expected);
   });
 });
