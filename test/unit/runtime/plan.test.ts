@@ -1,15 +1,9 @@
 /** planNextStep, table-tested with hand-written logs (DESIGN §2 "Decide, then do"). */
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../../src/log";
-import { type CallState, projectRunState } from "../../../src/projections";
+import { projectRunState } from "../../../src/projections";
 import { planNextStep, type SliceHead } from "../../../src/runtime/plan";
-import { DEFAULT_POLICY } from "../../../src/runtime/retry";
-import { deepFreeze, type LogBuilder, newLog } from "../support/fixtures";
-
-const needsApproval = (call: CallState) => call.name === "delete_file";
-const POLICY = { ...DEFAULT_POLICY, needsApproval };
-const NOW = 1_000_000;
-const HEAD: SliceHead = { now: NOW, sliceElapsedMs: 0, failedSlices: 0, inflight: null, lengthStreak: 0 };
+import { type LogBuilder, newLog } from "../support/fixtures";
+import { HEAD, NOW, POLICY, plan, suffix } from "../support/plan";
 
 const attempt = (ev: LogBuilder, n: number, retryAt: number, code = "http_503") => {
   const inv = ev.events.findLast((e) => e.actions?.modelRequest)!.invocationId!;
@@ -25,17 +19,6 @@ const compacting = (ev: LogBuilder) => {
 const runStarted = (ev: LogBuilder) => ev.stateDelta({ runStarted: { runId: "r2", cause: "recovery" } }, "runtime");
 
 /** The open turn's suffix from its last model request, as the driver reads it. */
-function suffix(events: Event[]): Event[] {
-  const i = events.findLastIndex((e) => e.actions?.modelRequest);
-  return i >= 0 ? events.slice(i) : events;
-}
-
-function plan(log: (ev: LogBuilder) => void, head: Partial<SliceHead> = {}) {
-  const ev = newLog();
-  log(ev);
-  const events = deepFreeze(suffix(ev.events));
-  return planNextStep(events, projectRunState(events), { ...HEAD, ...head }, POLICY);
-}
 
 describe("planNextStep: one row per state of the open turn", () => {
   const rows: { found: string; log: (ev: LogBuilder) => void; head?: Partial<SliceHead>; step: unknown }[] = [

@@ -1,35 +1,12 @@
 /** Waits and the step budget (CONTRACT §6, §7.27, §7.28): planner rows, the summary fold, recovery. */
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../../src/log";
-import {
-  buildRecoveryPlan,
-  type CallState,
-  projectRunState,
-  reduceSummary,
-  type SessionSummary,
-  toSession,
-} from "../../../src/projections";
-import { planNextStep, type SliceHead } from "../../../src/runtime/plan";
-import { DEFAULT_POLICY } from "../../../src/runtime/retry";
+import { buildRecoveryPlan, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
+import type { SliceHead } from "../../../src/runtime/plan";
 import { resumeDrafts } from "../../../src/runtime/wait-drafts";
 import { deepFreeze, type LogBuilder, newLog } from "../support/fixtures";
+import { needsApproval, plan, suffix } from "../support/plan";
 
-const needsApproval = (call: CallState) => call.name === "delete_file";
-const POLICY = { ...DEFAULT_POLICY, needsApproval };
-const HEAD: SliceHead = { now: 1_000_000, sliceElapsedMs: 0, failedSlices: 0, inflight: null, lengthStreak: 0 };
 const BUDGET = (modelCalls: number, max = 5) => ({ modelCalls, max, nextWaitId: "budget:t1:1" });
-
-function suffix(events: Event[]): Event[] {
-  const i = events.findLastIndex((e) => e.actions?.modelRequest);
-  return i >= 0 ? events.slice(i) : events;
-}
-
-function plan(log: (ev: LogBuilder) => void, head: Partial<SliceHead> = {}) {
-  const ev = newLog();
-  log(ev);
-  const events = deepFreeze(suffix(ev.events));
-  return planNextStep(events, projectRunState(events), { ...HEAD, ...head }, POLICY);
-}
 
 /** A `wait_for` dispatch as the runtime writes it: T1 carrying `stateDelta.wait`. */
 function waitDispatch(ev: LogBuilder, callId: string) {

@@ -9,31 +9,16 @@ import {
   buildRecoveryPlan,
   type CallState,
   childResult,
-  projectRunState,
   recoveryNeeded,
   reduceSummary,
   type SessionSummary,
   toSession,
 } from "../../../../src/projections";
-import { planNextStep, type SliceHead } from "../../../../src/runtime/plan";
-import { DEFAULT_POLICY } from "../../../../src/runtime/retry";
-import { deepFreeze, type LogBuilder, newLog } from "../../support/fixtures";
+import type { SliceHead } from "../../../../src/runtime/plan";
+import { type LogBuilder, newLog } from "../../support/fixtures";
+import { plan, suffix } from "../../support/plan";
 
 const needsApproval = (_call: CallState) => false;
-const POLICY = { ...DEFAULT_POLICY, needsApproval };
-const HEAD: SliceHead = { now: 1_000_000, sliceElapsedMs: 0, failedSlices: 0, inflight: null, lengthStreak: 0 };
-
-function suffix(events: Event[]): Event[] {
-  const i = events.findLastIndex((e) => e.actions?.modelRequest);
-  return i >= 0 ? events.slice(i) : events;
-}
-
-function plan(log: (ev: LogBuilder) => void, head: Partial<SliceHead> = {}) {
-  const ev = newLog();
-  log(ev);
-  const events = deepFreeze(suffix(ev.events));
-  return planNextStep(events, projectRunState(events), { ...HEAD, ...head }, POLICY);
-}
 
 const spawnAnswer = (ev: LogBuilder, ...callIds: string[]) => {
   ev.user("delegate");
