@@ -11,7 +11,7 @@ import type { ToolSpec } from "../../../src/model/types";
 import type { SessionSummary } from "../../../src/projections";
 import { buildModelMessages } from "../../../src/projections";
 import type { SqlLike } from "../../../src/storage";
-import { LogBuilder } from "../support/context-log";
+import { newLog } from "../support/fixtures";
 
 describe("the threshold", () => {
   // threshold = min(floor(0.9·W), W − maxOut − min(ceil(0.02·W), 1000)), maxOut defaulting to min(8192, W/4).
@@ -53,7 +53,7 @@ describe("the estimate", () => {
   const system = "You are an agent.";
 
   function log() {
-    const b = new LogBuilder();
+    const b = newLog();
     b.hidden({ stateDelta: { session: {} } });
     b.user("start the work");
     for (let i = 0; i < 5; i++) b.step("read_file", { path: `f${i}` }, { content: "x".repeat(400) });

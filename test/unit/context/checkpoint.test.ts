@@ -19,7 +19,8 @@ import {
   type ModelRequest,
   ProviderError,
 } from "../../../src/model/types";
-import { LogBuilder, VALID_SUMMARY } from "../support/context-log";
+import { VALID_SUMMARY } from "../support/context-data";
+import { newLog } from "../support/fixtures";
 
 describe("checkpoint validation", () => {
   it("accepts the five sections in order, with or without a preamble", () => {
@@ -80,7 +81,7 @@ describe("checkpoint validation", () => {
 
 describe("the deterministic extract", () => {
   function session() {
-    const b = new LogBuilder();
+    const b = newLog();
     b.user("Build a static site for the bakery with a menu page");
     b.answer("I'll start with the layout.");
     b.step("write_file", { path: "site/index.html", content: "<html>" }, { path: "site/index.html", bytes: 6 });
@@ -147,7 +148,7 @@ describe("compaction requests", () => {
   });
 
   it("render events with their seq and offloaded results as refs", () => {
-    const b = new LogBuilder();
+    const b = newLog();
     b.user("go");
     const [id] = b.answer(null, [{ name: "read_file", args: { path: "a" } }]);
     b.result(id!, "read_file", "q".repeat(10_000), "ok", {

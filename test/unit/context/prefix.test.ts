@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { canonical } from "../../../src/log";
 import { buildModelMessages, placeholderFor } from "../../../src/projections";
-import { LogBuilder, VALID_SUMMARY } from "../support/context-log";
+import { VALID_SUMMARY } from "../support/context-data";
+import { newLog } from "../support/fixtures";
 
 describe("prefix stability between compactions", () => {
   it("each request extends the previous one element by element, also with placeholders and held input", () => {
-    const b = new LogBuilder();
+    const b = newLog();
     const marks = new Map<string, { sha256: string; bytes: number; preview: string }>();
     b.user("goal");
     const requests: string[][] = [];
@@ -36,7 +37,7 @@ describe("prefix stability between compactions", () => {
   });
 
   it("shows an offloaded, a compaction-archived and an externalized result as placeholders", () => {
-    const b = new LogBuilder();
+    const b = newLog();
     b.user("go");
     const a = b.step("read_file", {}, "x");
     const [c] = b.answer(null, [{ name: "read_file" }]);

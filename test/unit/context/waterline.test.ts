@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { placeholderCandidates, selectWaterline, tailStarts } from "../../../src/context";
 import type { Event } from "../../../src/log";
 import { buildModelMessages } from "../../../src/projections";
-import { LogBuilder, rng } from "../support/context-log";
+import { rng } from "../support/context-data";
+import { newLog } from "../support/fixtures";
 
 /** Why a raw tail cannot start at `i`, or null: every property a start must have, checked against the log itself. */
 function startProblem(events: Event[], i: number): string | null {
@@ -21,7 +22,7 @@ function startProblem(events: Event[], i: number): string | null {
 /** A random but well-formed session: answers with 0-3 calls, results in order, user input arriving mid-step. */
 function randomLog(seed: number): Event[] {
   const r = rng(seed);
-  const b = new LogBuilder();
+  const b = newLog();
   b.user("goal");
   for (let step = 0; step < 60; step++) {
     const n = Math.floor(r() * 4);
@@ -40,7 +41,7 @@ function randomLog(seed: number): Event[] {
 
 describe("where a raw tail may start", () => {
   it("never splits a call from its response or a model answer", () => {
-    const b = new LogBuilder();
+    const b = newLog();
     b.user("goal"); // 0
     const [c1] = b.answer("plan", [{ name: "read_file" }]); // 1 text, 2 call
     b.result(c1!, "read_file", "a"); // 3
@@ -95,7 +96,7 @@ describe("the waterline", () => {
 
 describe("older results that become placeholders at a compaction", () => {
   it("are those over 4 KiB, older than the last three results, not offloaded already", () => {
-    const b = new LogBuilder();
+    const b = newLog();
     b.user("go");
     const big = "x".repeat(5000);
     const ids = [

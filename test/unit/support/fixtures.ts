@@ -208,6 +208,37 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
     turnClose(reason: "completed" | "stopped" | "failed") {
       return push("runtime", { actions: { turnClose: { reason } } }, { modelVisibility: "hidden" });
     },
+    /** A hidden runtime event (default: a state change the model never sees). */
+    hidden(actions: EventActions = { stateDelta: { note: 1 } }) {
+      return push("runtime", { actions }, { modelVisibility: "hidden" });
+    },
+    /** One model answer under a new invocation (no request event): optional text, then calls; returns the call ids. */
+    answer(text: string | null, calls: { name: string; args?: unknown }[] = []): string[] {
+      invocations += 1;
+      invocationId = `inv${invocations}`;
+      if (text !== null) ev.modelText(text);
+      return calls.map((c) => {
+        const callId = `call${toolOf.size + 1}`;
+        ev.modelCall(callId, c.name, c.args ?? {});
+        return callId;
+      });
+    },
+    /** A call's dispatch (read) and its response. */
+    result(callId: string, name: string, response: unknown, status: Status = "ok", actions?: EventActions) {
+      toolOf.set(callId, name);
+      ev.dispatch(callId, "read");
+      return ev.response(callId, status, response, actions);
+    },
+    /** A full step: an answer with one call and its result; returns the call id. */
+    step(name: string, args: unknown, response: unknown): string {
+      const [id] = ev.answer(null, [{ name, args }]);
+      ev.result(id!, name, response);
+      return id!;
+    },
+    /** The events the model sees. */
+    get visible(): Event[] {
+      return events.filter((e) => e.modelVisibility === "visible");
+    },
   };
   return ev;
 }
