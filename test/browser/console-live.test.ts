@@ -1,6 +1,6 @@
 /** Live updates: a stalled socket that reconnects and catches up, a page opened mid-answer, and the typed client's reconnect from Node with sockets dropped mid-turn. */
 import { rmSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { type Event, HighwaterClient, type ServerFrame, type WebSocketLike } from "../../src/client";
