@@ -7,9 +7,10 @@ import { DEMO_TOOLS, expectOrderedOnce, FINAL, shownItems, TASK, TOKEN, useConso
 describe("browser console: approvals", () => {
   let worker: Wrangler;
   let api: HighwaterClient;
-  const { newPage, screenshot, demoSession, ...started } = useConsole();
+  const harness = useConsole();
+  const { newPage, screenshot } = harness;
   beforeAll(() => {
-    ({ worker, api } = started);
+    ({ worker, api } = harness);
   });
 
   it("creates a demo session from the form and approves the write from its card", async () => {

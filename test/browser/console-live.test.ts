@@ -10,9 +10,10 @@ import { expectOrderedOnce, shownItems, TASK, TOKEN, useConsole } from "./consol
 describe("browser console: live updates", () => {
   let worker: Wrangler;
   let api: HighwaterClient;
-  const { newPage, screenshot, demoSession, ...started } = useConsole();
+  const harness = useConsole();
+  const { newPage, screenshot } = harness;
   beforeAll(() => {
-    ({ worker, api } = started);
+    ({ worker, api } = harness);
   });
 
   it("a stalled socket shows reconnecting, then catches up with every missed event once", async () => {

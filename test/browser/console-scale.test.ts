@@ -9,9 +9,10 @@ import { TOKEN, useConsole } from "./console-harness";
 describe("browser console: scale", () => {
   let worker: Wrangler;
   let api: HighwaterClient;
-  const { newPage, screenshot, demoSession, ...started } = useConsole();
+  const harness = useConsole();
+  const { newPage } = harness;
   beforeAll(() => {
-    ({ worker, api } = started);
+    ({ worker, api } = harness);
   });
 
   it("stays smooth with 5,000 events (frame time measured, not asserted)", async () => {

@@ -20,9 +20,10 @@ import { DEMO_TOOLS, TASK, TOKEN, useConsole } from "./console-harness";
 describe("browser console: views", () => {
   let worker: Wrangler;
   let api: HighwaterClient;
-  const { newPage, screenshot, demoSession, ...started } = useConsole();
+  const harness = useConsole();
+  const { newPage, screenshot, demoSession } = harness;
   beforeAll(() => {
-    ({ worker, api } = started);
+    ({ worker, api } = harness);
   });
 
   it("renders the Context, Log, Files and Timeline views from a demo session", async () => {
