@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../src/log";
-import { buildTurnTrace, type OtlpAttribute, type OtlpSpan } from "../../src/telemetry/spans";
-import { newLog } from "./fixtures";
+import type { Event } from "../../../src/log";
+import { buildTurnTrace, type OtlpAttribute, type OtlpSpan } from "../../../src/telemetry/spans";
+import { newLog } from "../support/fixtures";
 
 const OPTS = { sessionId: "s1", turnId: "t1", serviceName: "highwater", model: { provider: "openai", name: "gpt-x" } };
 

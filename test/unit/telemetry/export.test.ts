@@ -3,7 +3,7 @@
  * environment (headers may name secrets), and the outbox's retry with backoff.
  */
 import { describe, expect, it } from "vitest";
-import { afterAttempt, EMPTY_OUTBOX, exportBackoff, exportConfig, exportDue } from "../../src/telemetry/export";
+import { afterAttempt, EMPTY_OUTBOX, exportBackoff, exportConfig, exportDue } from "../../../src/telemetry/export";
 
 describe("exportConfig", () => {
   it("is off without an endpoint; traces go to <endpoint>/v1/traces as JSON", () => {

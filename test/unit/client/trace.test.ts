@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HighwaterClient } from "../../src/client";
+import { HighwaterClient } from "../../../src/client";
 
 describe("the client's trace method (docs/API.md#traces)", () => {
   it("reads the last closed turn's trace, or a named turn's, and surfaces a 404 as an error", async () => {

@@ -6,8 +6,8 @@
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { buildTurnTrace } from "../../src/telemetry/spans";
-import { newLog } from "./fixtures";
+import { buildTurnTrace } from "../../../src/telemetry/spans";
+import { newLog } from "../support/fixtures";
 
 const require = createRequire(import.meta.url);
 const root = require("@opentelemetry/otlp-transformer/build/src/generated/root.js");

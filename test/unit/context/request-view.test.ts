@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { RequestView, type ViewBase } from "../../src/context/request-view";
-import { canonical, type Event } from "../../src/log";
-import type { NeutralMessage, ToolSpec } from "../../src/model/types";
-import { buildModelMessages } from "../../src/projections";
-import { LogBuilder } from "./context-log";
+import { RequestView, type ViewBase } from "../../../src/context/request-view";
+import { canonical, type Event } from "../../../src/log";
+import type { NeutralMessage, ToolSpec } from "../../../src/model/types";
+import { buildModelMessages } from "../../../src/projections";
+import { newLog } from "../support/fixtures";
 
 const tools: ToolSpec[] = [
   { name: "write_file", description: "w", parameters: { type: "object" } },
@@ -21,7 +21,7 @@ function wholeDigest(messages: NeutralMessage[], t: ToolSpec[]): string {
 
 /** A long turn with every shape the fold handles: parallel calls, held input, thinking, wire ids, offloads. */
 function longTurn(): Event[] {
-  const b = new LogBuilder();
+  const b = newLog();
   b.user("write the report");
   for (let i = 0; i < 40; i++) {
     b.hidden({ modelRequest: { throughSeq: 0, checkpointId: null, estimatedTokens: 1, requestDigest: "d" } });
