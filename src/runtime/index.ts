@@ -30,6 +30,7 @@ export {
   sliceBackoff,
 } from "./retry";
 export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
+export { approvalKnown } from "./state";
 export {
   beginWaitDraft,
   budgetWaitDraft,
