@@ -5,11 +5,14 @@
  */
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError } from "../contract";
+import type { ChildSpawn } from "../features/children/commands";
 import { type ModelConfig, mergeModel } from "../model";
-import type { Session } from "../projections";
+import type { Session, SessionOptions } from "../projections";
 import { approvalKnown } from "../runtime";
 import type { Admitted } from "./admission";
+import { ownerHash } from "./ownership";
 import type { Parsed } from "./reads";
+import { rememberPrincipal } from "./tickets";
 
 export type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
 
@@ -61,4 +64,40 @@ export function postInbox({ runtime }: Admitted, input: { source: string; text: 
     source: `inbox:${input.source}`,
     ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
   });
+}
+
+export type CreateInput = {
+  options: SessionOptions;
+  model: ModelConfig;
+  parentId: string | null;
+  directoryId?: string;
+};
+
+/** Seq 1 with the owner, and the principal kept beside it (call inside the block that creates the tables). */
+export function createOwned(
+  { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
+  id: string,
+  principal: string,
+  input: CreateInput,
+): Session {
+  const { options, model, parentId, directoryId } = input;
+  const owner = ownerHash(id, principal);
+  const session = runtime.create({ id, parentId, options, model, owner, ...(directoryId ? { directoryId } : {}) });
+  rememberPrincipal(sql, principal);
+  return session;
+}
+
+/** A child keeps its parent's principal beside its log, so that the children it spawns are that principal's too. */
+export function keepPrincipal<T>(opened: T, sql: SqlStorage, input: { principal: string }): T {
+  rememberPrincipal(sql, input.principal);
+  return opened;
+}
+
+/**
+ * The parent's idempotent create of this child: session and goal once, keyed by the callId.
+ * The child belongs to its parent's principal, recorded as its own owner hash.
+ */
+export function createChild(runtime: Admitted["runtime"], id: string, input: ChildSpawn & { principal: string }) {
+  const { principal, ...spawn } = input;
+  return runtime.createChild({ ...spawn, owner: ownerHash(id, principal) });
 }

@@ -1,38 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, asResult, type ClientFrame, type Result } from "../contract";
+import { ApiError, asResult, type Result } from "../contract";
 import type { ChildReport, ChildSpawn } from "../features/children/commands";
 import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import { runsOf, triggersOf } from "../features/work/commands";
-import { addTrigger, afterTurn, alarmSlice, removeTrigger, resumeRun } from "../features/work/rpc";
+import { addTrigger, alarmSlice, removeTrigger, resumeRun, stopTurn } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
-import type { Session, SessionOptions } from "../projections";
-import { type Admitted, admit } from "./admission";
-import {
-  type ChatTurn,
-  chatTurn,
-  checkThreshold,
-  type DecisionInput,
-  decide,
-  dismissRecoveryNotice,
-  patchSession,
-  postInbox,
-} from "./commands";
-import { type ArchivePageReader, pullArchive } from "./fork-archive";
+import type { Session } from "../projections";
+import { type Admitted, admit, adoptOnce } from "./admission";
+import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
+import * as commands from "./commands";
+import { pullParentArchive } from "./fork-archive";
 import { type Caller, ownerHash } from "./ownership";
-import {
-  archivePage,
-  contextView,
-  eventsPage,
-  exportPage,
-  fileContent,
-  filesPage,
-  type Parsed,
-  transcriptPage,
-  verifyLog,
-} from "./reads";
-import { acceptSocket, answerFrame, broadcast, errorResponse, readUpgrade, sendAll } from "./socket-rpc";
-import { adoptedOwner, adoptOwner, mintTicket, ownerPrincipal, rememberPrincipal, ticketHolder } from "./tickets";
+import type { Parsed } from "./reads";
+import * as reads from "./reads";
+import { acceptSocket, answerFrame, broadcast, readUpgrade, sendAll } from "./socket-rpc";
+import { mintTicket, ownerPrincipal, ticketHolder } from "./tickets";
 import { isWritten, type Opened, openSession } from "./wiring";
 
 export type { ChatTurn } from "./commands";
@@ -45,6 +28,8 @@ export type { Parsed } from "./reads";
  */
 export class SessionObject extends DurableObject<Env> {
   #opened: Opened | null = null;
+  readonly #id = this.ctx.id.toString();
+  readonly #sql = this.ctx.storage.sql;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -67,18 +52,18 @@ export class SessionObject extends DurableObject<Env> {
         if (this.#opened) broadcast(this.ctx.getWebSockets(), this.#opened.store, session);
       },
       onDelta: (frame) => sendAll(this.ctx.getWebSockets(), frame),
-      principal: () => ownerPrincipal(this.ctx.storage.sql),
+      principal: () => ownerPrincipal(this.#sql),
     });
     return this.#opened;
   }
 
   /** Storage written since this instance started (another path wrote seq 1) is opened now. */
   #opening(): Opened | null {
-    return this.#opened ?? (isWritten(this.ctx.storage.sql) ? this.#open() : null);
+    return this.#opened ?? (isWritten(this.#sql) ? this.#open() : null);
   }
 
   #admit(caller: Caller): Admitted {
-    return admit(this.#opening(), this.ctx.storage.sql, this.ctx.id.toString(), caller);
+    return admit(this.#opening(), this.#sql, this.#id, caller);
   }
 
   /** The one path of every call from the Worker: admission, then `fn`, answered as a `Result`. */
@@ -109,62 +94,38 @@ export class SessionObject extends DurableObject<Env> {
 
   /** One slice of the loop; a failed slice is the runtime's to count and back off. */
   override async alarm(): Promise<void> {
-    if (this.#opened) await alarmSlice({ runtime: this.#opened.runtime, sql: this.ctx.storage.sql });
+    if (this.#opened) await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
   }
 
   // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
 
   /** Writes seq 1 with the owner, in the same block as the object's tables. */
-  create(
-    caller: Caller,
-    input: { options: SessionOptions; model: ModelConfig; parentId: string | null; directoryId?: string },
-  ): Promise<Result<Session>> {
+  create(caller: Caller, input: CreateInput): Promise<Result<Session>> {
     return asResult(() => {
-      checkThreshold(input.model);
+      commands.checkThreshold(input.model);
       this.#refuseExisting();
-      const id = this.ctx.id.toString();
-      return this.#firstWrite(({ runtime }) => {
-        const owner = ownerHash(id, caller.principal);
-        const { options, model, parentId, directoryId } = input;
-        const session = runtime.create({
-          id,
-          parentId,
-          options,
-          model,
-          owner,
-          ...(directoryId ? { directoryId } : {}),
-        });
-        rememberPrincipal(this.ctx.storage.sql, caller.principal);
-        return session;
-      });
+      const sql = this.#sql;
+      return this.#firstWrite(({ runtime }) =>
+        commands.createOwned({ runtime, sql }, this.#id, caller.principal, input),
+      );
     });
   }
 
-  /**
-   * A session written before the owner moved into seq 1: the Worker found it in `caller`'s
-   * directory, which was its record of ownership then, so `caller` becomes its owner. Only a
-   * session with no owner at all is adopted (docs/API.md#upgrades).
-   */
+  /** A session from before the owner moved into seq 1 (docs/API.md#upgrades). */
   adoptOwner(caller: Caller): Promise<Result<{ adopted: boolean }>> {
-    return asResult(() => {
-      const sql = this.ctx.storage.sql;
-      const summary = this.#opening()?.runtime.summary;
-      if (!summary || summary.owner || adoptedOwner(sql)) return { adopted: false };
-      adoptOwner(sql, ownerHash(this.ctx.id.toString(), caller.principal), caller.principal);
-      return { adopted: true };
-    });
+    return asResult(() => adoptOnce(this.#opening(), this.#sql, this.#id, caller));
   }
 
   getSession(caller: Caller): Promise<Result<Session>> {
     return this.#rpc(caller, ({ runtime }) => runtime.session());
   }
 
-  patch(caller: Caller, input: Parameters<typeof patchSession>[1]): Promise<Result<Session>> {
-    return this.#rpc(caller, (a) => patchSession(a, input));
+  patch(caller: Caller, input: Parameters<typeof commands.patchSession>[1]): Promise<Result<Session>> {
+    return this.#rpc(caller, (a) => commands.patchSession(a, input));
   }
 
   chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
-    return this.#rpc(caller, chatTurn);
+    return this.#rpc(caller, commands.chatTurn);
   }
 
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
@@ -172,51 +133,47 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   stop(caller: Caller): Promise<Result<Session>> {
-    return this.#rpc(caller, async (a) => {
-      const session = a.runtime.stop();
-      await afterTurn(a);
-      return session;
-    });
+    return this.#rpc(caller, stopTurn);
   }
 
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
-    return this.#rpc(caller, (a) => decide(a, requestId, parsed));
+    return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));
   }
 
   dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
-    return this.#rpc(caller, (a) => dismissRecoveryNotice(a, parsed));
+    return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));
   }
 
   readEvents(caller: Caller, after: number, limit: number) {
-    return this.#rpc(caller, (a) => eventsPage(a, after, limit));
+    return this.#rpc(caller, (a) => reads.eventsPage(a, after, limit));
   }
 
   exportPage(caller: Caller, after: number, limit: number) {
-    return this.#rpc(caller, ({ store }) => exportPage(store, after, limit));
+    return this.#rpc(caller, ({ store }) => reads.exportPage(store, after, limit));
   }
 
   transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
-    return this.#rpc(caller, ({ store }) => transcriptPage(store, after, limit));
+    return this.#rpc(caller, ({ store }) => reads.transcriptPage(store, after, limit));
   }
 
   context(caller: Caller) {
-    return this.#rpc(caller, contextView);
+    return this.#rpc(caller, reads.contextView);
   }
 
   verify(caller: Caller) {
-    return this.#rpc(caller, ({ store }) => verifyLog(store, this.ctx.id.toString()));
+    return this.#rpc(caller, ({ store }) => reads.verifyLog(store, this.#id));
   }
 
   archive(caller: Caller, sha256: string, range: Parsed<{ offset: number; limit: number | undefined }>) {
-    return this.#rpc(caller, ({ store }) => archivePage(store, sha256, range));
+    return this.#rpc(caller, ({ store }) => reads.archivePage(store, sha256, range));
   }
 
   files(caller: Caller, { after, limit }: { after: string | null; limit: number }) {
-    return this.#rpc(caller, ({ sql }) => filesPage(sql, after, limit));
+    return this.#rpc(caller, ({ sql }) => reads.filesPage(sql, after, limit));
   }
 
   file(caller: Caller, path: string) {
-    return this.#rpc(caller, ({ sql }) => fileContent(sql, path));
+    return this.#rpc(caller, ({ sql }) => reads.fileContent(sql, path));
   }
 
   /** A single-use ticket for a browser WebSocket (docs/API.md#live-updates-over-a-websocket). */
@@ -226,7 +183,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Whose a valid WebSocket ticket is (the Worker cannot tell: tickets are opaque); null if none. Writes nothing. */
   ticketHolder(ticket: string): string | null {
-    return this.#opened?.runtime.exists() === true ? ticketHolder(this.ctx.storage.sql, ticket) : null;
+    return this.#opened?.runtime.exists() === true ? ticketHolder(this.#sql, ticket) : null;
   }
 
   // ---- WebSocket -------------------------------------------------------------------------
@@ -234,33 +191,11 @@ export class SessionObject extends DurableObject<Env> {
   /** The upgrade, after the Worker checked auth, origin and the `after` shape; the object checks the owner. */
   override async fetch(request: Request): Promise<Response> {
     await request.arrayBuffer();
-    const upgrade = readUpgrade(request);
-    let admitted: Admitted;
-    try {
-      admitted = this.#admit({ principal: upgrade.principal });
-    } catch (err) {
-      if (err instanceof ApiError) return errorResponse(err.code, err.message);
-      throw err;
-    }
-    return acceptSocket(this.ctx, admitted, upgrade);
+    return acceptSocket(this.ctx, readUpgrade(request), (caller) => this.#admit(caller));
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    await answerFrame(ws, this.env, message, (caller, frame) => this.#frame(caller, frame));
-  }
-
-  /** A client frame is the same call as its HTTP route. */
-  #frame(caller: Caller, frame: ClientFrame): Promise<Result<unknown>> {
-    if (frame.type === "message")
-      return this.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
-    if (frame.type === "stop") return this.stop(caller);
-    const { decision, reason, argsDigest } = frame;
-    const value = {
-      decision,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(argsDigest !== undefined ? { argsDigest } : {}),
-    };
-    return this.decide(caller, frame.requestId, { ok: true, value });
+    await answerFrame(ws, this.env, message, this);
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -278,7 +213,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   postInbox(caller: Caller, input: { source: string; text: string; correlationId?: string }) {
-    return this.#rpc(caller, (a) => postInbox(a, input));
+    return this.#rpc(caller, (a) => commands.postInbox(a, input));
   }
 
   createTrigger(caller: Caller, input: Parameters<typeof addTrigger>[1]) {
@@ -326,17 +261,9 @@ export class SessionObject extends DurableObject<Env> {
   createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
     return asResult(async () => {
       this.#refuseExisting();
-      // The archived results the prefix shows, copied from the parent a page per reply.
-      const ns = this.env.SESSIONS;
-      const parent = ns.get(ns.idFromString(input.source.forkedFrom.sessionId)) as unknown as {
-        archive: (...a: Parameters<SessionObject["archive"]>) => ReturnType<ArchivePageReader>;
-      };
-      const archive = await pullArchive(
-        (sha, offset, limit) => parent.archive(caller, sha, { ok: true, value: { offset, limit } }),
-        input.source.archive,
-      );
+      const archive = await pullParentArchive(this.env, caller, input.source);
       this.#refuseExisting();
-      const id = this.ctx.id.toString();
+      const id = this.#id;
       const owner = ownerHash(id, caller.principal);
       return this.#firstWrite(({ runtime }) => createFork(runtime, { id, source: input.source, owner, archive }));
     });
@@ -350,13 +277,9 @@ export class SessionObject extends DurableObject<Env> {
    */
   createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
     return asResult(async () => {
-      const { principal, ...spawn } = input;
-      const { runtime } = this.ctx.storage.transactionSync(() => {
-        const opened = this.#open();
-        rememberPrincipal(this.ctx.storage.sql, principal);
-        return opened;
-      });
-      return runtime.createChild({ ...spawn, owner: ownerHash(this.ctx.id.toString(), principal) });
+      const sql = this.#sql;
+      const { runtime } = this.ctx.storage.transactionSync(() => commands.keepPrincipal(this.#open(), sql, input));
+      return commands.createChild(runtime, this.#id, input);
     });
   }
 

@@ -6,9 +6,11 @@
 import { ApiError, type ClientFrame, errorBody, type Result } from "../contract";
 import type { Session } from "../projections";
 import type { Admitted } from "./admission";
+import type { DecisionInput } from "./commands";
 import { readClientFrame } from "./frames";
 import type { Caller } from "./ownership";
 import { admitRate } from "./rate";
+import type { Parsed } from "./reads";
 import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
 import { consumeTicket } from "./tickets";
 
@@ -26,11 +28,16 @@ export function readUpgrade(request: Request): Upgrade {
 }
 
 /** The upgrade of an admitted caller: a `ready` frame, then the backlog in pages after this answer. */
-export function acceptSocket(
-  ctx: DurableObjectState,
-  { runtime, store, sql }: Admitted,
-  { principal, ratePerMinute, ticket, after }: Upgrade,
-): Response {
+export function acceptSocket(ctx: DurableObjectState, upgrade: Upgrade, admit: (caller: Caller) => Admitted): Response {
+  const { principal, ratePerMinute, ticket, after } = upgrade;
+  let admitted: Admitted;
+  try {
+    admitted = admit({ principal });
+  } catch (err) {
+    if (err instanceof ApiError) return errorResponse(err.code, err.message);
+    throw err;
+  }
+  const { runtime, store, sql } = admitted;
   if (ticket !== null && !consumeTicket(sql, ticket, principal)) return errorResponse("unauthorized", "invalid ticket");
   if (after > store.head().highWater) return errorResponse("bad_request", "after: beyond highWater");
   const pair = new WebSocketPair();
@@ -61,7 +68,7 @@ export async function answerFrame(
   ws: WebSocket,
   env: Env,
   message: string | ArrayBuffer,
-  call: (caller: Caller, frame: ClientFrame) => Promise<Result<unknown>>,
+  calls: FrameCalls,
 ): Promise<void> {
   const send = (frame: unknown) => ws.send(JSON.stringify(frame));
   const read = readClientFrame(message);
@@ -76,11 +83,34 @@ export async function answerFrame(
   if (!read.ok) return send(read.error);
   const { id, frame } = read;
   // The socket was admitted for its principal when it connected; each frame is admitted again.
-  const result = await call({ principal: attachment?.principal ?? "" }, frame);
+  const result = await callFor(calls, { principal: attachment?.principal ?? "" }, frame);
   if (result.ok) {
     if (id !== undefined) send({ type: "ack", id, result: result.value });
   } else
     send({ type: "error", ...(id !== undefined ? { id } : {}), ...errorBody(result.error.code, result.error.message) });
+}
+
+/** The object's RPC methods a client frame is answered by: each frame is the same call as its HTTP route. */
+type FrameCalls = {
+  postMessage(
+    caller: Caller,
+    input: { text: string; idempotencyKey?: string; source: string },
+  ): Promise<Result<unknown>>;
+  stop(caller: Caller): Promise<Result<unknown>>;
+  decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<unknown>>;
+};
+
+function callFor(calls: FrameCalls, caller: Caller, frame: ClientFrame): Promise<Result<unknown>> {
+  if (frame.type === "message")
+    return calls.postMessage(caller, { text: frame.text, idempotencyKey: frame.idempotencyKey, source: "ws" });
+  if (frame.type === "stop") return calls.stop(caller);
+  const { decision, reason, argsDigest } = frame;
+  const value = {
+    decision,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(argsDigest !== undefined ? { argsDigest } : {}),
+  };
+  return calls.decide(caller, frame.requestId, { ok: true, value });
 }
 
 /** After a commit: each live socket gets the events past its cursor, and the session if it changed. */

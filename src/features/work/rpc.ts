@@ -53,6 +53,13 @@ export async function afterTurn({ runtime, sql }: Work): Promise<void> {
   await runtime.arm();
 }
 
+/** Stop, then a run queued behind the stopped turn may start. */
+export async function stopTurn(work: Work) {
+  const session = work.runtime.stop();
+  await afterTurn(work);
+  return session;
+}
+
 /** One alarm: what is due fires, a queued run starts, the loop takes its slice, and the next run may start. */
 export async function alarmSlice(work: Work): Promise<void> {
   fireTriggers(work);
