@@ -104,9 +104,8 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => {
       commands.checkThreshold(input.model);
       this.#refuseExisting();
-      const sql = this.#sql;
       return this.#firstWrite(({ runtime }) =>
-        commands.createOwned({ runtime, sql }, this.#id, caller.principal, input),
+        commands.createOwned({ runtime, sql: this.#sql }, this.#id, caller.principal, input),
       );
     });
   }
@@ -277,8 +276,9 @@ export class SessionObject extends DurableObject<Env> {
    */
   createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
     return asResult(async () => {
-      const sql = this.#sql;
-      const { runtime } = this.ctx.storage.transactionSync(() => commands.keepPrincipal(this.#open(), sql, input));
+      const { runtime } = this.ctx.storage.transactionSync(() =>
+        commands.keepPrincipal(this.#open(), this.#sql, input),
+      );
       return commands.createChild(runtime, this.#id, input);
     });
   }
