@@ -90,8 +90,6 @@ export class SessionObject extends DurableObject<Env> {
     return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
   }
 
-  // ---- lifecycle -------------------------------------------------------------------------
-
   /** One slice of the loop; a failed slice is the runtime's to count and back off. */
   override async alarm(): Promise<void> {
     if (this.#opened) await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
