@@ -8,17 +8,14 @@ import {
   type ChildReport,
   type ChildSpawn,
   childCreatedDraft,
-  deliverChildrenWork,
   receiveChildReport,
   sameSpawn,
 } from "../features/children/commands";
-import { type ForkPrefix, renderPrefix } from "../features/fork/facts";
-import { canonical, type Event, type EventDraft } from "../log";
+import { ForkPrefixCache } from "../features/fork/prefix-cache";
+import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
-  hasChildrenWork,
-  reduceSummary,
   type Session,
   type SessionCreated,
   type SessionOptions,
@@ -29,6 +26,7 @@ import { callNeedsApproval, parseToolArgs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
+import { ChainCheck } from "./chain-check";
 import {
   appendMessage,
   createSession,
@@ -37,25 +35,27 @@ import {
   patchSession,
   stopTurn,
 } from "./commands";
+import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
-import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
 import { applyIdempotencyEvents } from "./idempotency";
 import { afterFailedSlice, runSlice } from "./loop";
+import { deliverOutbox } from "./outbox";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
-import { loadSummary, writeSummary } from "./state";
+import { loadSummary } from "./state";
+import { foldSummary, sessionChanged } from "./summary-cache";
+import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
 import { resumeWait } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
+export { BASE_SYSTEM_PROMPT } from "./system-prompt";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
 export const LEASE_MS = DEFAULT_POLICY.leaseMs;
-
-export const BASE_SYSTEM_PROMPT = `You are an agent running inside highwater, a durable runtime. You work on the user's task step by step using the tools provided. Your workspace is a set of text files private to this session. Tool results are facts; a result with status "interrupted" means its side effect may or may not have happened, so inspect before retrying. Large results may arrive as placeholders with an archive:// ref that read_archive can page back in. When the task is done, answer without calling tools.`;
 
 /**
  * The agent loop and every command that changes a session, driven from the log. Each decision
@@ -67,20 +67,21 @@ export class SessionRuntime implements RuntimeCtx {
   #summary: SessionSummary | null;
   /** False from the object's start until its first slice has decided: `recovering` (CONTRACT §7.12). */
   #decided: boolean;
-  #verified = false;
   #loop: Promise<void> | null = null;
-  /** The text streamed so far in the current attempt, by kind (memory only: lost on eviction). */
-  #streamed: DeltaFrame[] = [];
+  readonly #deltas = new DeltaBuffer();
+  readonly #chain = new ChainCheck();
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
   readonly #alarm = new AlarmOwner();
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
+  readonly #prefix: ForkPrefixCache;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp);
+    this.#prefix = new ForkPrefixCache(deps.store.blobs);
     this.#summary = loadSummary(deps.sql, deps.store);
     // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
@@ -148,29 +149,17 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   delta(frame: DeltaFrame): void {
-    const held = this.#streamed.find((f) => f.kind === frame.kind);
-    if (held && held.invocationId === frame.invocationId && held.attempt === frame.attempt) held.text += frame.text;
-    else {
-      this.#streamed = this.#streamed.filter(
-        (f) => f.kind !== frame.kind && f.invocationId === frame.invocationId && f.attempt === frame.attempt,
-      );
-      this.#streamed.push({ ...frame });
-    }
+    this.#deltas.add(frame);
     this.deps.onDelta(frame);
   }
 
   endAttempt(): void {
-    this.#streamed = [];
+    this.#deltas.clear();
   }
 
-  /**
-   * CONTRACT §7.18: the in-flight replay for a socket that caught up while a call streams, one
-   * frame per kind with the text so far of the current attempt, thinking before text.
-   */
+  /** The in-flight replay for a socket that caught up while a call streams (docs/API.md#live-updates-over-a-websocket). */
   inflightReplay(): (DeltaFrame & { replace: true })[] {
-    return ["thinking", "text"].flatMap((kind) =>
-      this.#streamed.filter((f) => f.kind === kind).map((f) => ({ ...f, replace: true as const })),
-    );
+    return this.#deltas.replay();
   }
 
   /** Context for the next model call: what `GET /context` shows. Never compacts, never calls a model. */
@@ -181,25 +170,9 @@ export class SessionRuntime implements RuntimeCtx {
 
   contextInput(model: ModelConfig): ContextInput {
     const s = this.require();
-    const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
     const tools: ToolSpec[] = this.#tools.specs(s);
-    const prefix = this.#forkPrefix(s);
-    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
-  }
-
-  #prefix: { sha256: string; value: NonNullable<ContextInput["prefix"]> } | null = null;
-
-  /** A fork's prefix, read from its seq 2 blob once per incarnation (CONTRACT §7.30). */
-  #forkPrefix(s: SessionSummary): ContextInput["prefix"] {
-    const ref = s.forkPrefix;
-    if (!ref) return undefined;
-    if (this.#prefix?.sha256 !== ref.sha256) {
-      const text = this.deps.store.blobs.readText(ref.sha256);
-      if (text === null) throw new Error(`fork prefix blob ${ref.sha256} is missing`);
-      const messages = (JSON.parse(text) as ForkPrefix).messages;
-      this.#prefix = { sha256: ref.sha256, value: { messages, text: renderPrefix(messages) } };
-    }
-    return this.#prefix.value;
+    const prefix = this.#prefix.prefixOf(s);
+    return { summary: s, model, system: systemPrompt(s.options.system), tools, ...(prefix ? { prefix } : {}) };
   }
 
   // ---- committing ------------------------------------------------------------------------
@@ -214,23 +187,14 @@ export class SessionRuntime implements RuntimeCtx {
     const before = this.#summary ? this.session() : null;
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
-      for (const e of evs) next = reduceSummary(next, e);
-      if (next) writeSummary(this.deps.sql, next, this.#summary);
+      next = foldSummary(this.deps.sql, this.#summary, evs);
       for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
       applyIdempotencyEvents(this.deps.sql, evs);
       also?.(evs);
     });
     this.#summary = next;
     const after = this.#summary ? this.session() : null;
-    const changed =
-      !before ||
-      !after ||
-      before.status !== after.status ||
-      before.openTurn !== after.openTurn ||
-      canonical(before.pendingApprovals) !== canonical(after.pendingApprovals) ||
-      canonical(before.recoveryNotice) !== canonical(after.recoveryNotice) ||
-      canonical(before.wait) !== canonical(after.wait);
-    this.deps.onCommit(events, changed ? after : null);
+    this.deps.onCommit(events, sessionChanged(before, after) ? after : null);
     return events;
   }
 
@@ -397,17 +361,8 @@ export class SessionRuntime implements RuntimeCtx {
         });
       await this.#loop;
     }
-    await this.#deliverChildrenWork();
+    await deliverOutbox(this, this.#alarm);
     if (!haltedAtFailpoint()) await this.arm();
-  }
-
-  /** After the slice: the outbox, until every report and stop is acknowledged. */
-  async #deliverChildrenWork(): Promise<void> {
-    if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
-    // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
-    this.#alarm.outboxAttempt(this.now());
-    await this.arm();
-    this.#alarm.outboxDone(await deliverChildrenWork(this));
   }
 
   #decide() {
@@ -416,19 +371,9 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** On this incarnation's first decision: a log that fails verification is never continued. */
   #verifyOnce(): boolean {
-    if (this.#verified) return true;
-    const turn = this.#summary?.openTurn;
-    if (!turn) return true;
-    this.#verified = true;
-    const problems = this.deps.store.verifySuffix(turn.startSeq);
-    if (problems.length === 0) return true;
-    this.commit(
-      failureDrafts(
-        { turnId: turn.turnId, runId: turn.runId },
-        "log_corrupt",
-        `the log failed verification: ${problems.slice(0, 3).join("; ")}`,
-      ),
-    );
+    const failed = this.#chain.firstDecision(this.deps.store, this.#summary?.openTurn);
+    if (!failed) return true;
+    this.commit(failed);
     this.#decided = true;
     return false;
   }
