@@ -4,13 +4,7 @@
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
 import { FEATURES } from "../features";
-import {
-  type ChildReport,
-  type ChildSpawn,
-  childCreatedDraft,
-  receiveChildReport,
-  sameSpawn,
-} from "../features/children/commands";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
 import { ForkPrefixCache } from "../features/fork/prefix-cache";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
@@ -22,33 +16,25 @@ import {
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, parseToolArgs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
-import {
-  appendMessage,
-  createSession,
-  decideApproval,
-  dismissRecoveryNotice,
-  patchSession,
-  stopTurn,
-} from "./commands";
+import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
+import * as facade from "./command-facade";
+import { createSession, dismissRecoveryNotice, patchSession, stopTurn } from "./commands";
 import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
-import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import { applyIdempotencyEvents } from "./idempotency";
-import { afterFailedSlice, runSlice } from "./loop";
-import { deliverOutbox } from "./outbox";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
+import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
 import { foldSummary, sessionChanged } from "./summary-cache";
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
-import { resumeWait } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -67,7 +53,7 @@ export class SessionRuntime implements RuntimeCtx {
   #summary: SessionSummary | null;
   /** False from the object's start until its first slice has decided: `recovering` (CONTRACT §7.12). */
   #decided: boolean;
-  #loop: Promise<void> | null = null;
+  readonly #slices = new SliceRunner();
   readonly #deltas = new DeltaBuffer();
   readonly #chain = new ChainCheck();
   #abort = new AbortController();
@@ -116,12 +102,7 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   needsApproval(call: CallState): boolean {
-    const rules = this.#summary?.options.approvals ?? [];
-    if (rules.length === 0) return false;
-    const tool = this.toolFor(call.name);
-    if (!tool) return false;
-    const parsed = parseToolArgs(tool, call.args);
-    return parsed.ok && callNeedsApproval(rules, call.name, parsed.args);
+    return this.#summary ? this.#tools.needsApproval(this.#summary, call) : false;
   }
 
   toolFor(name: string): ToolDefinition<unknown> | null {
@@ -208,40 +189,23 @@ export class SessionRuntime implements RuntimeCtx {
     return patchSession(this, input);
   }
 
-  async postMessage(input: { text: string; idempotencyKey?: string; source: string }) {
-    const { answer, opened, repeated } = appendMessage(this, input);
-    if (repeated) return answer;
-    if (opened) this.#decided = true;
-    // Arm the alarm before anything else can happen: the event and the alarm commit together.
-    await this.#kick();
-    await this.failpoint("F0");
-    return answer;
+  postMessage(input: MessageInput) {
+    return facade.postMessage(this, input);
   }
 
-  async decide(input: {
-    requestId: string;
-    decision: "approve" | "reject";
-    reason?: string;
-    argsDigest?: string;
-  }): Promise<Session> {
-    decideApproval(this, input);
-    await this.#kick();
-    return this.session();
+  decide(input: DecideInput): Promise<Session> {
+    return facade.decide(this, input);
   }
 
-  /** Releases the open turn's current wait (CONTRACT §6); 409 for any other waitId. */
-  async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
-    const answer = resumeWait(this, input);
-    this.#decided = true;
-    await this.#kick();
-    return answer;
+  resume(input: ResumeInput): Promise<{ seq: number }> {
+    return facade.resume(this, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {
     return dismissRecoveryNotice(this, input);
   }
 
-  /** Stop: the block of CONTRACT §3, then the model stream and running tools are aborted. */
+  /** Stop: the turn's closing block, then the model stream and running tools are aborted. */
   stop(): Session {
     if (stopTurn(this)) {
       this.#abort.abort(new Error("stopped"));
@@ -252,36 +216,12 @@ export class SessionRuntime implements RuntimeCtx {
     return this.session();
   }
 
-  // ---- sub-sessions (CONTRACT §6 spawn_session, §7.31) ----------------------------------
-
-  /**
-   * The child side of a spawn: writes the session and its goal once (keyed by the callId); a
-   * repeated create re-attaches and sends nothing twice.
-   */
-  async createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
-    const created = this.deps.store.readAfter(0, 1)[0]?.actions?.stateDelta?.session as
-      | { spawnedBy?: unknown }
-      | undefined;
-    if (this.#summary && !sameSpawn(created?.spawnedBy, spawn))
-      throw new ApiError("conflict", "this session is not that spawn's child");
-    if (!this.#summary) this.commit([childCreatedDraft(this.deps.sessionId, spawn)]);
-    const { repeated } = appendMessage(this, {
-      text: spawn.goal,
-      idempotencyKey: `spawn:${spawn.callId}`,
-      source: "parent",
-    });
-    if (!repeated) {
-      this.#decided = true;
-      await this.#kick();
-    }
-    return this.session();
+  createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
+    return facade.createChild(this, spawn);
   }
 
-  /** A child's report: the call's response once per callId, then the parent goes on. */
-  async childReport(report: ChildReport): Promise<{ acked: true }> {
-    if (receiveChildReport(this, report)) await this.#kick();
-    await this.failpoint("F14");
-    return { acked: true };
+  childReport(report: ChildReport): Promise<{ acked: true }> {
+    return facade.childReport(this, report);
   }
 
   // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
@@ -313,7 +253,7 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
-  #kick(): Promise<void> {
+  kick(): Promise<void> {
     this.#alarm.kick();
     return this.arm();
   }
@@ -328,44 +268,18 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   get running(): boolean {
-    return this.#loop !== null;
+    return this.#slices.running;
   }
 
-  /**
-   * The alarm handler: one slice of the loop when the loop is due, or only a re-arm if a loop is
-   * alive; then the outbox. A slice that throws is a failed slice (CONTRACT §7.13): the next one
-   * comes after the backoff and decides. An alarm that fired for another part (a trigger, the
-   * outbox) does not start a slice early, so a retry or a backoff keeps its time.
-   */
-  async alarm(): Promise<void> {
-    if (haltedAtFailpoint()) return hang();
-    if (this.#loop) {
-      // The platform never runs two alarm handlers at once, so this happens only when a test
-      // drives the alarm by hand: re-arm, then wait for the live slice to end.
-      await this.arm();
-      await this.#loop;
-      return;
-    }
-    const due = this.dues().loop ?? null;
-    if (due !== null && due <= this.now()) {
-      this.#alarm.startSlice();
-      this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
-        .catch(async (err) => {
-          if (haltedAtFailpoint()) return hang();
-          console.error("highwater: slice failed", err);
-          await afterFailedSlice(this);
-        })
-        .finally(() => {
-          this.#loop = null;
-          this.#alarm.lease(null);
-        });
-      await this.#loop;
-    }
-    await deliverOutbox(this, this.#alarm);
-    if (!haltedAtFailpoint()) await this.arm();
+  /** The alarm handler: a slice when the loop is due, then the outbox (`slice-runner.ts`). */
+  alarm(): Promise<void> {
+    return this.#slices.alarm(this, this.#alarm, {
+      decided: () => this.markDecided(),
+      verifyOnce: () => this.#verifyOnce(),
+    });
   }
 
-  #decide() {
+  markDecided(): void {
     this.#decided = true;
   }
 
