@@ -10,6 +10,7 @@ import type {
   EventsPage,
   FilesPage,
   ProviderInfo,
+  RecordTopic,
   RecordView,
   Run,
   Session,
@@ -28,6 +29,7 @@ import {
   type ConnectOptions,
   HighwaterError,
   newIdempotencyKey,
+  type ToolList,
   type WebSocketConstructor,
 } from "./types";
 
@@ -215,7 +217,7 @@ export class HighwaterClient {
   }
 
   /** Work records (CONTRACT §6): the topics, one topic with its uncovered entries, a revision, an entry. */
-  records(id: string): Promise<unknown> {
+  records(id: string): Promise<{ topics: RecordTopic[] }> {
     return this.#json("GET", `${sessionPath(id)}/records`);
   }
 
@@ -234,6 +236,17 @@ export class HighwaterClient {
 
   appendRecordEntry(id: string, topic: string, body: { text: string; refs?: number[] }): Promise<unknown> {
     return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
+  }
+
+  /** The tools a new session gets now, whatever their source (docs/API.md#tools). */
+  tools(): Promise<ToolList> {
+    return this.#json("GET", "/v1/tools");
+  }
+
+  /** A turn's trace as OTLP/JSON (default: the last closed turn), as text to save as is. */
+  async trace(id: string, turnId?: string): Promise<string> {
+    const q = turnId ? `?turnId=${encodeURIComponent(turnId)}` : "";
+    return (await this.#request("GET", `${sessionPath(id)}/trace${q}`)).text();
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */

@@ -3,7 +3,9 @@ export {
   childResult,
   childWait,
   hasChildrenWork,
+  liveChildren,
   MAX_NESTING,
+  MAX_OPEN_CHILDREN,
   parseSpawnedBy,
   reduceChildren,
   SPAWN_TOOL,
@@ -52,10 +54,11 @@ export {
   type SessionOptions,
   type SessionStatus,
   type SessionSummary,
+  sessionWait,
   toSession,
   withArgsDigest,
 } from "./summary";
-export { buildTranscript, pageTranscript, type TranscriptItem } from "./transcript";
+export { buildTranscript, pageTranscript, TranscriptFold, type TranscriptItem } from "./transcript";
 export {
   budgetWaitId,
   DEFAULT_MAX_MODEL_CALLS,

@@ -1,23 +1,33 @@
+import type { Event } from "../contract/event";
 import { recordFactOf } from "../features/records/facts";
-import type { Event } from "../log";
 
 export type { TranscriptItem } from "../contract/transcript";
 
 import { recoveryListsOf, type TranscriptItem } from "../contract/transcript";
 
+type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
+
 /**
- * The UI projection (CONTRACT §2 transcript): messages, thinking, tool calls with their
- * state, approvals, errors, recovery notices and turn ends. Runtime bookkeeping
- * (dispatches, model requests, usage) folds into the items it is about. Pure.
+ * The UI projection (docs/API.md#reading-a-session): messages, thinking, tool calls with their state,
+ * approvals, errors, recovery notices and turn ends. Runtime bookkeeping (dispatches, model
+ * requests, usage) folds into the items it is about. Incremental, so the console folds each
+ * event once as it arrives with this same code; `add` returns the items it created or changed
+ * (a tool item is changed in place). Pure.
  */
-export function buildTranscript(events: Event[]): TranscriptItem[] {
-  const items: TranscriptItem[] = [];
-  const tools = new Map<string, Extract<TranscriptItem, { kind: "tool" }>>();
-  for (const e of events) {
+export class TranscriptFold {
+  readonly items: TranscriptItem[] = [];
+  readonly #tools = new Map<string, ToolItem>();
+
+  add(e: Event): TranscriptItem[] {
+    const touched: TranscriptItem[] = [];
+    const push = (item: TranscriptItem) => {
+      this.items.push(item);
+      touched.push(item);
+    };
     const c = e.content;
     const a = e.actions ?? {};
     if (c?.type === "text" && (e.author === "user" || e.author === "model")) {
-      items.push({
+      push({
         kind: "message",
         seq: e.seq,
         role: e.author === "user" ? "user" : "assistant",
@@ -26,58 +36,73 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
         ...(e.turnId ? { turnId: e.turnId } : {}),
       });
     } else if (c?.type === "thinking") {
-      items.push({ kind: "thinking", seq: e.seq, text: c.text });
+      push({ kind: "thinking", seq: e.seq, text: c.text });
     } else if (c?.type === "functionCall") {
-      const item = {
-        kind: "tool" as const,
+      const item: ToolItem = {
+        kind: "tool",
         seq: e.seq,
         callId: c.callId,
         tool: c.name,
         args: c.args,
-        state: "pending" as const,
+        state: "pending",
       };
-      tools.set(c.callId, item);
-      items.push(item);
+      this.#tools.set(c.callId, item);
+      push(item);
     } else if (c?.type === "error") {
-      items.push({ kind: "error", seq: e.seq, code: c.code, message: c.message });
+      push({ kind: "error", seq: e.seq, code: c.code, message: c.message });
     }
     if (a.permissionRequest) {
-      const t = tools.get(a.permissionRequest.callId);
+      const t = this.#tools.get(a.permissionRequest.callId);
       if (t) {
         t.state = "waiting_approval";
         t.requestId = a.permissionRequest.requestId;
+        touched.push(t);
       }
     }
     if (a.permissionDecision?.decision === "approve") {
-      for (const t of tools.values())
-        if (t.requestId === a.permissionDecision.requestId && t.state === "waiting_approval") t.state = "pending";
+      for (const t of this.#tools.values())
+        if (t.requestId === a.permissionDecision.requestId && t.state === "waiting_approval") {
+          t.state = "pending";
+          touched.push(t);
+        }
     }
     if (a.toolDispatch) {
-      const t = tools.get(a.toolDispatch.callId);
-      if (t && t.state !== "ok") t.state = "running";
+      const t = this.#tools.get(a.toolDispatch.callId);
+      if (t && t.state !== "ok") {
+        t.state = "running";
+        touched.push(t);
+      }
     }
     if (c?.type === "functionResponse") {
-      const t = tools.get(c.callId);
+      const t = this.#tools.get(c.callId);
       if (t) {
         t.state = c.status;
         t.response = c.response;
         if (a.toolRecovery) t.recovery = a.toolRecovery.strategy;
+        touched.push(t);
       }
     }
     const fact = c ? null : recordFactOf(e);
     if (fact?.kind === "revision")
-      items.push({ kind: "record", seq: e.seq, topic: fact.fact.topic, revision: fact.fact.revision });
+      push({ kind: "record", seq: e.seq, topic: fact.fact.topic, revision: fact.fact.revision });
     else if (fact?.kind === "entry")
-      items.push({ kind: "record", seq: e.seq, topic: fact.fact.topic, entry: fact.fact.entry });
+      push({ kind: "record", seq: e.seq, topic: fact.fact.topic, entry: fact.fact.entry });
     const forkedFrom = (
       a.stateDelta?.session as { forkedFrom?: Omit<Extract<TranscriptItem, { kind: "fork" }>, "kind" | "seq"> }
     )?.forkedFrom;
-    if (forkedFrom) items.push({ kind: "fork", seq: e.seq, ...forkedFrom });
+    if (forkedFrom) push({ kind: "fork", seq: e.seq, ...forkedFrom });
     const notice = recoveryListsOf(e);
-    if (notice) items.push({ kind: "recovery", seq: e.seq, ...notice });
-    if (a.turnClose) items.push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
+    if (notice) push({ kind: "recovery", seq: e.seq, ...notice });
+    if (a.turnClose) push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
+    return touched;
   }
-  return items;
+}
+
+/** The whole transcript of `events` (ascending). */
+export function buildTranscript(events: Event[]): TranscriptItem[] {
+  const fold = new TranscriptFold();
+  for (const e of events) fold.add(e);
+  return fold.items;
 }
 
 const FINAL_STATES = new Set(["ok", "error", "interrupted", "rejected"]);

@@ -22,7 +22,7 @@ import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
 import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
 import * as facade from "./command-facade";
-import { createSession, dismissRecoveryNotice, patchSession, stopTurn } from "./commands";
+import { createSession, dismissRecoveryNotice, failTurn, patchSession, stopTurn } from "./commands";
 import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
@@ -287,7 +287,7 @@ export class SessionRuntime implements RuntimeCtx {
   #verifyOnce(): boolean {
     const failed = this.#chain.firstDecision(this.deps.store, this.#summary?.openTurn);
     if (!failed) return true;
-    this.commit(failed);
+    failTurn(this, "log_corrupt", failed);
     this.#decided = true;
     return false;
   }

@@ -6,6 +6,7 @@
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError } from "../contract";
 import type { ChildSpawn } from "../features/children/commands";
+import { createFork, type ForkSource } from "../features/fork/commands";
 import { type ModelConfig, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import { approvalKnown } from "../runtime";
@@ -100,4 +101,24 @@ export function keepPrincipal<T>(opened: T, sql: SqlStorage, input: { principal:
 export function createChild(runtime: Admitted["runtime"], id: string, input: ChildSpawn & { principal: string }) {
   const { principal, ...spawn } = input;
   return runtime.createChild({ ...spawn, owner: ownerHash(id, principal) });
+}
+
+/** A fork's first events with the caller as owner; like any session it keeps its owner's principal, so it can spawn. */
+export function forkOwned(
+  { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
+  id: string,
+  principal: string,
+  input: { source: ForkSource; directoryId?: string },
+  archive: { text: string; mediaType: string }[],
+): Session {
+  const directory = input.directoryId ? { directoryId: input.directoryId } : {};
+  const session = createFork(runtime, {
+    id,
+    source: input.source,
+    owner: ownerHash(id, principal),
+    archive,
+    ...directory,
+  });
+  rememberPrincipal(sql, principal);
+  return session;
 }

@@ -1,7 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
 import type { ChildReport, ChildSpawn } from "../features/children/commands";
-import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
+import { refuseBarred, stopFromParent } from "../features/children/rpc";
+import { type ForkSource, readForkSource } from "../features/fork/commands";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import { runsOf, triggersOf } from "../features/work/commands";
 import { addTrigger, alarmSlice, removeTrigger, resumeRun, stopTurn } from "../features/work/rpc";
@@ -254,15 +255,19 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ runtime }) => readForkSource(runtime, throughSeq));
   }
 
-  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
-  createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
+  /**
+   * The fork's side: its first events with the caller as owner, written in one block with its
+   * tables. Like any session it keeps its owner's principal and directory, so it can spawn.
+   */
+  createFork(caller: Caller, input: { source: ForkSource; directoryId?: string }): Promise<Result<Session>> {
     return asResult(async () => {
       this.#refuseExisting();
       const archive = await pullParentArchive(this.env, caller, input.source);
       this.#refuseExisting();
-      const id = this.#id;
-      const owner = ownerHash(id, caller.principal);
-      return this.#firstWrite(({ runtime }) => createFork(runtime, { id, source: input.source, owner, archive }));
+      const sql = this.#sql;
+      return this.#firstWrite(({ runtime }) =>
+        commands.forkOwned({ runtime, sql }, this.#id, caller.principal, input, archive),
+      );
     });
   }
 
@@ -274,6 +279,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
     return asResult(async () => {
+      refuseBarred(this.#opened?.runtime, this.ctx.storage.kv, input);
       const { runtime } = this.ctx.storage.transactionSync(() =>
         commands.keepPrincipal(this.#open(), this.#sql, input),
       );
@@ -286,9 +292,9 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => this.#child().childReport(input));
   }
 
-  /** The parent's stop of this child (stopping the parent stops its children). */
-  stopFromParent(): Promise<Result<Session>> {
-    return asResult(() => this.#child().stop());
+  /** The parent's stop of this child (docs/API.md#sub-sessions); a child not created yet is barred. */
+  stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session | null>> {
+    return asResult(() => stopFromParent(this.#opening()?.runtime, this.#sql, this.ctx.storage.kv, spawn));
   }
 
   #child() {

@@ -1,17 +1,13 @@
 /**
- * The console's incremental fold (ui/src/fold.ts): the same transcript as the server's
- * projection, event by event, with tool durations and timeline spans; and the delta buffers
- * of CONTRACT §4/§7.18 (a retry replaces the failed attempt's text, a replay replaces the buffer).
+ * The console's fold (ui/src/fold.ts): the transcript is the server's own `TranscriptFold`, folded
+ * event by event; beside it, change counters, tool timings, effects and sources (the latest
+ * `stateDelta.toolset`), timeline spans and closed turns. And the delta buffers of
+ * docs/API.md#websocket (a retry replaces the failed attempt's text, a replay replaces the buffer).
  */
 import { describe, expect, it } from "vitest";
 import { buildTranscript } from "../../src/projections";
 import { applyDelta, SessionFold, type Streamed } from "../../ui/src/fold";
 import { type LogBuilder, newLog, prng } from "./fixtures";
-
-const strip = <T extends { rev?: unknown; at?: unknown; startedAt?: unknown; endedAt?: unknown }>(i: T) => {
-  const { rev: _r, at: _a, startedAt: _s, endedAt: _e, ...rest } = i;
-  return rest;
-};
 
 function demoLike(ev: LogBuilder, n: number) {
   ev.user(`task ${n}`);
@@ -36,7 +32,7 @@ describe("SessionFold", () => {
     ev.error("model_failed", "gave up");
     const fold = new SessionFold();
     for (const e of ev.events) fold.add(e);
-    expect(fold.items.map(strip)).toEqual(buildTranscript(ev.events));
+    expect(fold.items).toEqual(buildTranscript(ev.events));
   });
 
   it("an event at or below the last seq changes nothing", () => {
@@ -50,7 +46,7 @@ describe("SessionFold", () => {
     expect(fold.items).toHaveLength(before);
   });
 
-  it("a changed tool item gets a new rev; an unchanged one keeps it", () => {
+  it("a changed tool item gets a new rev; an unchanged one keeps it; the call keeps its timing and effect", () => {
     const ev = newLog();
     ev.created();
     ev.user("go");
@@ -60,18 +56,58 @@ describe("SessionFold", () => {
     for (const e of ev.events) fold.add(e);
     const tool = fold.items.find((i) => i.kind === "tool")!;
     const user = fold.items.find((i) => i.kind === "message")!;
-    const [r0, u0] = [tool.rev, user.rev];
-    fold.add(ev.dispatch("c1", "read"));
+    const [r0, u0] = [fold.rev(tool), fold.rev(user)];
+    fold.add(ev.dispatch("c1", "idempotent"));
     fold.add(ev.response("c1", "ok"));
-    expect(tool.rev).toBeGreaterThan(r0);
-    expect(user.rev).toBe(u0);
-    expect(tool).toMatchObject({ state: "ok", startedAt: expect.any(Number), endedAt: expect.any(Number) });
+    expect(fold.rev(tool)).toBeGreaterThan(r0);
+    expect(fold.rev(user)).toBe(u0);
+    expect(tool).toMatchObject({ state: "ok" });
+    expect(fold.call("c1")).toMatchObject({
+      tool: "read_file",
+      effect: "idempotent",
+      startedAt: expect.any(Number),
+      endedAt: expect.any(Number),
+    });
   });
 
-  it("spans: each tool, approval, model call and turn closes; open ones close with the turn", () => {
+  it("a tool's source is the latest toolset's entry for its name, else builtin", () => {
     const ev = newLog();
     ev.created();
+    const fold = new SessionFold();
+    for (const e of ev.events) fold.add(e);
+    expect(fold.source("everything__echo")).toBe("builtin");
+    const entry = (name: string, source: string) => ({ name, source, effect: "read", schemaDigest: "0".repeat(64) });
+    fold.add(
+      ev.stateDelta(
+        {
+          toolset: {
+            digest: "a",
+            tools: [entry("everything__echo", "mcp:everything"), entry("lookup_order", "custom")],
+            unavailable: [],
+          },
+        },
+        "runtime",
+      ),
+    );
+    expect(fold.source("everything__echo")).toBe("mcp:everything");
+    expect(fold.source("lookup_order")).toBe("custom");
+    expect(fold.source("read_file")).toBe("builtin");
+    // A later toolset replaces the earlier one: a tool no longer listed is no longer the server's.
+    fold.add(
+      ev.stateDelta(
+        { toolset: { digest: "b", tools: [entry("lookup_order", "custom")], unavailable: ["everything"] } },
+        "runtime",
+      ),
+    );
+    expect(fold.source("everything__echo")).toBe("builtin");
+  });
+
+  it("spans: each tool, approval, model call and turn closes; open ones close with the turn; closed turns are listed", () => {
+    const ev = newLog();
+    ev.created();
+    ev.turn("t1");
     demoLike(ev, 1);
+    ev.turn("t2");
     ev.user("again");
     ev.modelRequest();
     ev.modelCall("c9", "list_files", {});
@@ -85,6 +121,10 @@ describe("SessionFold", () => {
     expect(kinds).toContain("turn");
     expect(fold.spans.every((s) => s.end !== undefined && s.end >= s.start)).toBe(true);
     expect(fold.spans.filter((s) => s.kind === "turn").map((s) => s.outcome)).toEqual(["completed", "stopped"]);
+    const closes = ev.events.filter((e) => e.actions?.turnClose);
+    expect(fold.turns.map((t) => [t.turnId, t.seq, t.reason])).toEqual(
+      closes.map((e) => [e.turnId, e.seq, e.actions!.turnClose!.reason]),
+    );
   });
 
   it("5,000 random events fold to the server's transcript", () => {
@@ -99,7 +139,7 @@ describe("SessionFold", () => {
     }
     const fold = new SessionFold();
     for (const e of ev.events) fold.add(e);
-    expect(fold.items.map(strip)).toEqual(buildTranscript(ev.events));
+    expect(fold.items).toEqual(buildTranscript(ev.events));
   });
 });
 

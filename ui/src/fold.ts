@@ -1,24 +1,12 @@
 /**
- * The console's incremental fold: each event is folded once, as it arrives, into the
- * transcript items (the same items and seqs as the server's `buildTranscript`, CONTRACT §2)
- * and the timeline's spans. An item that changes gets a new `rev`, so the view re-renders
- * only what changed. Pure: no DOM, no clock; tested in Node.
+ * What the console folds from the log, one event at a time as it arrives: the transcript items
+ * (the server's own `TranscriptFold`, not a second implementation), and beside them what only
+ * the console shows: a change counter per item, tool timings, effects and sources, and the
+ * timeline's spans and marks. Pure: no DOM, no clock; tested in Node.
  */
-import type { Event, TranscriptItem } from "../../src/client";
+import type { Event, ToolSource, Toolset, TranscriptItem } from "../../src/client";
 import { describeRecovery, recoveryListsOf } from "../../src/contract/transcript";
-
-type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
-
-/** A transcript item with what the view needs beyond the projection. */
-export type ShownItem = TranscriptItem & {
-  /** Bumped on every change: the view's cache key. */
-  rev: number;
-  /** ISO time of the item's first event. */
-  at: string;
-  /** Tool calls: when dispatched and when answered (ms since epoch). */
-  startedAt?: number;
-  endedAt?: number;
-};
+import { TranscriptFold } from "../../src/projections/transcript";
 
 export type SpanKind = "turn" | "model" | "attempt" | "tool" | "approval";
 export type Span = {
@@ -31,87 +19,78 @@ export type Span = {
   /** Tool outcome, approval decision, attempt error code, turn close reason. */
   outcome?: string;
   seq: number;
+  /** The turn it belongs to, for the per-turn trace. */
+  turnId?: string;
 };
 export type MarkKind = "compaction" | "recovery" | "restart" | "error";
 export type Mark = { kind: MarkKind; at: number; label: string; seq: number };
+/** A closed turn: what its trace is asked for by. */
+export type ClosedTurn = { turnId: string; seq: number; reason: string; label: string };
+export type CallInfo = { tool: string; effect?: string; startedAt?: number; endedAt?: number };
 
 export class SessionFold {
-  readonly items: ShownItem[] = [];
   readonly spans: Span[] = [];
   readonly marks: Mark[] = [];
-  /** Every event folded, in order (the raw log view pages its own copy from the server). */
+  readonly turns: ClosedTurn[] = [];
   lastSeq = 0;
-  #tools = new Map<string, ShownItem & ToolItem>();
-  #calls = new Map<string, string>();
-  #open = new Map<string, Span>();
+  readonly #transcript = new TranscriptFold();
+  readonly #revs = new WeakMap<TranscriptItem, number>();
+  readonly #calls = new Map<string, CallInfo>();
+  readonly #open = new Map<string, Span>();
+  #sources = new Map<string, ToolSource>();
   #turn: Span | null = null;
+
+  get items(): readonly TranscriptItem[] {
+    return this.#transcript.items;
+  }
+
+  /** Bumped on every change of an item: the view's cache key. */
+  rev(item: TranscriptItem): number {
+    return this.#revs.get(item) ?? 0;
+  }
+
+  call(callId: string): CallInfo | undefined {
+    return this.#calls.get(callId);
+  }
+
+  /** Where a tool comes from: the latest recorded toolset's entry for its name, else a built-in. */
+  source(tool: string): ToolSource {
+    return this.#sources.get(tool) ?? "builtin";
+  }
 
   /** Folds one event; events must come in seq order, each once. Returns whether anything changed. */
   add(e: Event): boolean {
     if (e.seq <= this.lastSeq) return false;
     this.lastSeq = e.seq;
+    for (const item of this.#transcript.add(e)) this.#revs.set(item, this.rev(item) + 1);
     const t = Date.parse(e.at);
     const c = e.content;
     const a = e.actions ?? {};
     const delta = a.stateDelta ?? {};
-    const push = (item: TranscriptItem) => this.items.push({ ...item, rev: 0, at: e.at } as ShownItem);
 
-    if (c?.type === "text" && (e.author === "user" || e.author === "model")) {
-      push({
-        kind: "message",
-        seq: e.seq,
-        role: e.author === "user" ? "user" : "assistant",
-        text: c.text,
-        ...(e.source ? { source: e.source } : {}),
-        ...(e.turnId ? { turnId: e.turnId } : {}),
-      });
-      if (e.author === "user" && e.turnId && !this.#turn) {
-        this.#turn = { kind: "turn", key: `turn:${e.turnId}`, label: c.text.slice(0, 80), start: t, seq: e.seq };
-        this.spans.push(this.#turn);
-      }
-    } else if (c?.type === "thinking") {
-      push({ kind: "thinking", seq: e.seq, text: c.text });
-    } else if (c?.type === "functionCall") {
-      const item = {
-        kind: "tool" as const,
-        seq: e.seq,
-        callId: c.callId,
-        tool: c.name,
-        args: c.args,
-        state: "pending" as const,
-        rev: 0,
-        at: e.at,
-      };
-      this.#tools.set(c.callId, item);
-      this.#calls.set(c.callId, c.name);
-      this.items.push(item);
-    } else if (c?.type === "error") {
-      push({ kind: "error", seq: e.seq, code: c.code, message: c.message });
-      this.marks.push({ kind: "error", at: t, label: `${c.code}: ${c.message}`, seq: e.seq });
+    const toolset = delta.toolset as Toolset | undefined;
+    if (toolset) this.#sources = new Map(toolset.tools.map((x) => [x.name, x.source]));
+    if (c?.type === "text" && e.author === "user" && e.turnId && !this.#turn) {
+      this.#turn = { kind: "turn", key: `turn:${e.turnId}`, label: c.text.slice(0, 80), start: t, seq: e.seq };
+      this.#turn.turnId = e.turnId;
+      this.spans.push(this.#turn);
     }
-
-    if (a.permissionRequest) {
-      const item = this.#tools.get(a.permissionRequest.callId);
-      if (item) this.#change(item, { state: "waiting_approval", requestId: a.permissionRequest.requestId });
-      this.#openSpan({
+    if (c?.type === "functionCall") this.#calls.set(c.callId, { tool: c.name });
+    if (c?.type === "error") this.marks.push({ kind: "error", at: t, label: `${c.code}: ${c.message}`, seq: e.seq });
+    if (a.permissionRequest)
+      this.#openSpan(e, {
         kind: "approval",
         key: `approval:${a.permissionRequest.requestId}`,
         label: `approval: ${a.permissionRequest.tool}`,
         start: t,
         seq: e.seq,
       });
-    }
-    if (a.permissionDecision) {
-      const id = a.permissionDecision.requestId;
-      if (a.permissionDecision.decision === "approve")
-        for (const item of this.#tools.values())
-          if (item.requestId === id && item.state === "waiting_approval") this.#change(item, { state: "pending" });
-      this.#closeSpan(`approval:${id}`, t, a.permissionDecision.decision);
-    }
+    if (a.permissionDecision)
+      this.#closeSpan(`approval:${a.permissionDecision.requestId}`, t, a.permissionDecision.decision);
     if (a.toolDispatch) {
-      const item = this.#tools.get(a.toolDispatch.callId);
-      if (item && item.state !== "ok") this.#change(item, { state: "running", startedAt: t });
-      this.#openSpan({
+      const call = this.#calls.get(a.toolDispatch.callId);
+      if (call) Object.assign(call, { effect: a.toolDispatch.effect, startedAt: t });
+      this.#openSpan(e, {
         kind: "tool",
         key: `tool:${a.toolDispatch.callId}`,
         label: a.toolDispatch.tool,
@@ -120,32 +99,25 @@ export class SessionFold {
       });
     }
     if (c?.type === "functionResponse") {
-      const item = this.#tools.get(c.callId);
-      if (item)
-        this.#change(item, {
-          state: c.status,
-          response: c.response,
-          endedAt: t,
-          ...(a.toolRecovery ? { recovery: a.toolRecovery.strategy } : {}),
-        });
+      const call = this.#calls.get(c.callId);
+      if (call) call.endedAt = t;
       this.#closeSpan(`tool:${c.callId}`, t, c.status);
     }
-
     if (a.modelRequest && e.invocationId) {
       const purpose = (a.modelRequest as { purpose?: string }).purpose;
-      const key = `model:${e.invocationId}`;
-      if (!this.#open.has(key))
-        this.#openSpan({
-          kind: "model",
-          key,
-          label:
-            purpose === "compaction" ? "compaction call" : `model call (~${a.modelRequest.estimatedTokens} tokens)`,
+      const label =
+        purpose === "compaction" ? "compaction call" : `model call (~${a.modelRequest.estimatedTokens} tokens)`;
+      if (!this.#open.has(`model:${e.invocationId}`))
+        this.#openSpan(e, { kind: "model", key: `model:${e.invocationId}`, label, start: t, seq: e.seq });
+      // Each attempt of the call is its own bar under it; attempt 1 starts with the request.
+      if (!this.#open.has(`attempt:${e.invocationId}`))
+        this.#openSpan(e, {
+          kind: "attempt",
+          key: `attempt:${e.invocationId}`,
+          label: "attempt 1",
           start: t,
           seq: e.seq,
         });
-      // Each attempt of the call is its own bar under it; attempt 1 starts with the request.
-      if (!this.#open.has(`attempt:${e.invocationId}`))
-        this.#openSpan({ kind: "attempt", key: `attempt:${e.invocationId}`, label: "attempt 1", start: t, seq: e.seq });
     }
     const attempt = delta.modelAttempt as
       | { invocationId: string; attempt: number; code: string; message: string; retryAt: string }
@@ -153,7 +125,7 @@ export class SessionFold {
     if (attempt) {
       this.#closeSpan(`attempt:${attempt.invocationId}`, t, attempt.code);
       const retryAt = Date.parse(attempt.retryAt);
-      this.#openSpan({
+      this.#openSpan(e, {
         kind: "attempt",
         key: `attempt:${attempt.invocationId}`,
         label: `attempt ${attempt.attempt + 1}`,
@@ -177,38 +149,31 @@ export class SessionFold {
       });
     }
     const notice = recoveryListsOf(e);
-    if (notice) {
-      push({ kind: "recovery", seq: e.seq, ...notice });
-      this.marks.push({ kind: "recovery", at: t, label: describeRecovery(notice), seq: e.seq });
-    }
-    const started = delta.runStarted as { cause?: string } | undefined;
-    if (started?.cause === "recovery")
+    if (notice) this.marks.push({ kind: "recovery", at: t, label: describeRecovery(notice), seq: e.seq });
+    if ((delta.runStarted as { cause?: string } | undefined)?.cause === "recovery")
       this.marks.push({ kind: "restart", at: t, label: "run taken over after a restart", seq: e.seq });
     if (a.turnClose) {
-      push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
       // Whatever is still open ends with the turn (stop, failure).
       for (const span of this.#open.values()) if (span.end === undefined) span.end = t;
       this.#open.clear();
       if (this.#turn) {
         this.#turn.end = t;
         this.#turn.outcome = a.turnClose.reason;
-        this.#turn = null;
       }
+      if (e.turnId)
+        this.turns.push({
+          turnId: e.turnId,
+          seq: e.seq,
+          reason: a.turnClose.reason,
+          label: this.#turn?.label ?? e.turnId,
+        });
+      this.#turn = null;
     }
     return true;
   }
 
-  /** The tool name of a call, for the recovery banner. */
-  toolOf(callId: string): string | undefined {
-    return this.#calls.get(callId);
-  }
-
-  #change(item: ShownItem & ToolItem, patch: Partial<ShownItem & ToolItem>) {
-    Object.assign(item, patch);
-    item.rev++;
-  }
-
-  #openSpan(span: Span) {
+  #openSpan(e: Event, span: Span) {
+    if (e.turnId) span.turnId = e.turnId;
     this.spans.push(span);
     this.#open.set(span.key, span);
   }
@@ -232,9 +197,9 @@ export type DeltaFrame = {
 };
 
 /**
- * Folds a streamed delta into the buffers keyed `${invocationId}:${kind}` (CONTRACT §4,
- * §7.18): a later attempt drops the failed attempt's text, an earlier one is stale, and a
- * replay (`replace`) replaces the buffer.
+ * Folds a streamed delta into the buffers keyed `${invocationId}:${kind}` (docs/API.md#live-updates-over-a-websocket):
+ * a later attempt drops the failed attempt's text, an earlier one is stale, and a replay
+ * (`replace`) replaces the buffer.
  */
 export function applyDelta(streaming: Map<string, Streamed>, f: DeltaFrame): void {
   const key = `${f.invocationId}:${f.kind}`;
@@ -245,20 +210,4 @@ export function applyDelta(streaming: Map<string, Streamed>, f: DeltaFrame): voi
     for (const [k, s] of streaming) if (s.invocationId === f.invocationId && s.attempt < attempt) streaming.delete(k);
     streaming.set(key, { invocationId: f.invocationId, attempt, kind: f.kind, text: f.text });
   } else held.text += f.text;
-}
-
-/** A duration for people: 850 ms, 12.3 s, 4 min 05 s, 2 h 10 min. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  if (ms < 3_600_000)
-    return `${Math.floor(ms / 60_000)} min ${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")} s`;
-  return `${Math.floor(ms / 3_600_000)} h ${Math.round((ms % 3_600_000) / 60_000)} min`;
-}
-
-/** Size of a value as the card shows it: UTF-8 bytes of its JSON. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -3,7 +3,7 @@
  * revisions and its entries are append-only. Each is one `stateDelta` (`recordRevision` or
  * `recordEntry`) on an event; the decisions here are pure and take the topic's current state.
  */
-import type { Event } from "../../log";
+import type { Event } from "../../contract/event";
 
 /** Topic names: a letter or digit, then up to 63 of `[A-Za-z0-9._-]` (never `.`/`..`, safe in a URL path). */
 export const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

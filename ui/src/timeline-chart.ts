@@ -3,8 +3,9 @@
  * and compactions, recoveries and restarts as marks, on one time axis, drawn as SVG. Below it,
  * where the time went, so a person sees at a glance what a long task spent its time on.
  */
-import { html, svg, type TemplateResult } from "lit-html";
-import { formatDuration, type Mark, type Span, type SpanKind } from "./fold";
+import { html, svg, type TemplateResult } from "lit";
+import type { Mark, Span, SpanKind } from "./fold";
+import { formatDuration } from "./format";
 
 const LANES: { kind: SpanKind | "marks"; label: string }[] = [
   { kind: "turn", label: "Turns" },
@@ -17,6 +18,8 @@ const LANES: { kind: SpanKind | "marks"; label: string }[] = [
 const LANE_H = 30;
 const GUTTER = 96;
 const AXIS_H = 22;
+/** A generous width of one character of the axis labels (11 px sans-serif). */
+const CHAR_W = 7;
 
 /** Seconds between ticks that give about `n` ticks over `range` ms. */
 function tickStep(range: number, n: number): number {
@@ -60,6 +63,12 @@ export function totals(spans: Span[], now: number): TimeTotals[] {
   ];
 }
 
+/** A tick's label: right of its line, or left of it where it would run past the chart's edge. */
+function tickLabel(at: number, width: number, text: string) {
+  const end = at + 3 + text.length * CHAR_W > width;
+  return svg`<text class="tick-label" x=${end ? at - 3 : at + 3} y=${AXIS_H - 8} text-anchor=${end ? "end" : "start"}>${text}</text>`;
+}
+
 export function timelineView(spans: Span[], marks: Mark[], now: number, width: number): TemplateResult {
   if (spans.length === 0 && marks.length === 0)
     return html`<p class="muted empty">Nothing has happened yet: send a message and the timeline fills in.</p>`;
@@ -97,7 +106,7 @@ export function timelineView(spans: Span[], marks: Mark[], now: number, width: n
         .join(", ")}`}>
         ${ticks.map(
           (t) => svg`<line class="tick" x1=${x(t0 + t)} x2=${x(t0 + t)} y1=${AXIS_H - 4} y2=${height}></line>
-            <text class="tick-label" x=${x(t0 + t) + 3} y=${AXIS_H - 8}>+${formatDuration(t)}</text>`,
+            ${tickLabel(x(t0 + t), width, `+${formatDuration(t)}`)}`,
         )}
         ${LANES.map(
           (l, i) => svg`<text class="lane-label" x="4" y=${AXIS_H + i * LANE_H + LANE_H / 2 + 4}>${l.label}</text>
