@@ -29,19 +29,12 @@ import {
 /** The checkpoint as `GET /context` shows it (CONTRACT ContextView). */
 export type { CheckpointView } from "../contract/reads";
 
-import type { CheckpointView } from "../contract/reads";
+import type { ContextView } from "../contract/reads";
 
-/** What the next model call receives (CONTRACT ContextView, plus the tools and the prefix it covers). */
-export type NextContext = {
-  contextWindow: number;
-  maxOutputTokens: number;
-  threshold: number;
-  estimatedTokens: number;
-  checkpoint: CheckpointView | null;
-  rawFromSeq: number;
+/** What the next model call receives: what `GET /context` shows, plus the tools and the log prefix it covers. */
+export type NextContext = ContextView & {
   /** The log prefix the request was built from (`modelRequest.throughSeq`). */
   throughSeq: number;
-  messages: NeutralMessage[];
   tools: ToolSpec[];
 };
 

@@ -107,18 +107,16 @@ export function createChild(runtime: Admitted["runtime"], id: string, input: Chi
 export function forkOwned(
   { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
   id: string,
-  principal: string,
-  input: { source: ForkSource; directoryId?: string },
-  archive: { text: string; mediaType: string }[],
+  input: {
+    source: ForkSource;
+    directoryId?: string;
+    principal: string;
+    archive: { text: string; mediaType: string }[];
+  },
 ): Session {
+  const { source, principal, archive } = input;
   const directory = input.directoryId ? { directoryId: input.directoryId } : {};
-  const session = createFork(runtime, {
-    id,
-    source: input.source,
-    owner: ownerHash(id, principal),
-    archive,
-    ...directory,
-  });
+  const session = createFork(runtime, { id, source, owner: ownerHash(id, principal), archive, ...directory });
   rememberPrincipal(sql, principal);
   return session;
 }

@@ -12,7 +12,7 @@ import { type Admitted, admit, adoptOnce } from "./admission";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { pullParentArchive } from "./fork-archive";
-import { type Caller, ownerHash } from "./ownership";
+import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
 import * as reads from "./reads";
 import { acceptSocket, answerFrame, broadcast, readUpgrade, sendAll } from "./socket-rpc";
@@ -255,19 +255,14 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ runtime }) => readForkSource(runtime, throughSeq));
   }
 
-  /**
-   * The fork's side: its first events with the caller as owner, written in one block with its
-   * tables. Like any session it keeps its owner's principal and directory, so it can spawn.
-   */
+  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
   createFork(caller: Caller, input: { source: ForkSource; directoryId?: string }): Promise<Result<Session>> {
     return asResult(async () => {
       this.#refuseExisting();
       const archive = await pullParentArchive(this.env, caller, input.source);
       this.#refuseExisting();
-      const sql = this.#sql;
-      return this.#firstWrite(({ runtime }) =>
-        commands.forkOwned({ runtime, sql }, this.#id, caller.principal, input, archive),
-      );
+      const fork = { ...input, principal: caller.principal, archive };
+      return this.#firstWrite(({ runtime }) => commands.forkOwned({ runtime, sql: this.#sql }, this.#id, fork));
     });
   }
 
