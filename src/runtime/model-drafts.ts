@@ -2,7 +2,8 @@
  * Drafts of a model call: the recorded request, a continuation, a failed attempt, and the
  * answer with the calls it makes. Pure.
  */
-import { canonical, type EventDraft, sha256Hex } from "../log";
+import { requestDigest as viewRequestDigest } from "../context/request-digest";
+import { type EventDraft, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type Base, hidden, type Ids } from "./draft-base";
 import type { AttemptFailure } from "./retry";
@@ -21,8 +22,8 @@ export type RecordedRequestInput = {
 
 /** CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */
 export function requestDigest(request: { messages: NeutralMessage[]; tools: ToolSpec[] }): string {
-  const tools = [...request.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return sha256Hex(canonical({ messages: request.messages, tools }));
+  // The request view hashed a request it built as its bytes were added (docs/design.md#context).
+  return viewRequestDigest(request);
 }
 
 export function modelRequestDraft(ids: Ids & { invocationId: string }, request: RecordedRequestInput): EventDraft {

@@ -31,7 +31,7 @@ import { applyIdempotencyEvents } from "./idempotency";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
-import { foldSummary, sessionChanged } from "./summary-cache";
+import { foldSummary, sameOutside, sessionChanged } from "./summary-cache";
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
@@ -72,8 +72,6 @@ export class SessionRuntime implements RuntimeCtx {
     // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
   }
-
-  // ---- reading ---------------------------------------------------------------------------
 
   get summary(): SessionSummary | null {
     return this.#summary;
@@ -156,8 +154,6 @@ export class SessionRuntime implements RuntimeCtx {
     return { summary: s, model, system: systemPrompt(s.options.system), tools, ...(prefix ? { prefix } : {}) };
   }
 
-  // ---- committing ------------------------------------------------------------------------
-
   /**
    * Appends events, folds them into the summary and writes the cache, all in one synchronous
    * transaction; then tells the sockets. `also` joins the transaction.
@@ -165,7 +161,7 @@ export class SessionRuntime implements RuntimeCtx {
   commit(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
     if (haltedAtFailpoint()) throw new Error("halted at a failpoint");
     if (drafts.length === 0) return [];
-    const before = this.#summary ? this.session() : null;
+    const previous = this.#summary;
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
       next = foldSummary(this.deps.sql, this.#summary, evs);
@@ -174,6 +170,11 @@ export class SessionRuntime implements RuntimeCtx {
       also?.(evs);
     });
     this.#summary = next;
+    if (previous && next && sameOutside(previous, next)) {
+      this.deps.onCommit(events, null);
+      return events;
+    }
+    const before = previous ? toSession(previous, () => this.#decided) : null;
     const after = this.#summary ? this.session() : null;
     this.deps.onCommit(events, sessionChanged(before, after) ? after : null);
     return events;
@@ -228,7 +229,10 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** The due time of everything this object owes a wake-up for. */
   dues(): AlarmDues {
-    return this.#alarm.dues(this.#summary, this.deps.sql, this.now());
+    return {
+      ...this.#alarm.dues(this.#summary, this.deps.sql, this.now()),
+      traceExport: this.deps.traceExportDue?.() ?? null,
+    };
   }
 
   /**

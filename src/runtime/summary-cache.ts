@@ -29,3 +29,17 @@ export function sessionChanged(before: Session | null, after: Session | null): b
     canonical(before.wait) !== canonical(after.wait)
   );
 }
+
+/**
+ * True when nothing the sockets are told about on a commit (status, open turn, approvals,
+ * recovery notice, wait) can differ: every part they are derived from is the same object.
+ */
+export function sameOutside(a: SessionSummary, b: SessionSummary): boolean {
+  return (
+    a.openTurn === b.openTurn &&
+    a.pendingApprovals === b.pendingApprovals &&
+    a.recoveryNotice === b.recoveryNotice &&
+    a.lastClose === b.lastClose &&
+    a.children === b.children
+  );
+}

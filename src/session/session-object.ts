@@ -8,6 +8,7 @@ import { runsOf, triggersOf } from "../features/work/commands";
 import { addTrigger, alarmSlice, removeTrigger, resumeRun, stopTurn } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
+import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
@@ -17,6 +18,7 @@ import type { Parsed } from "./reads";
 import * as reads from "./reads";
 import { acceptSocket, answerFrame, broadcast, readUpgrade, sendAll } from "./socket-rpc";
 import { mintTicket, ownerPrincipal, ticketHolder } from "./tickets";
+import { collectorOf, exportTraces, type TraceExporter } from "./traces";
 import { isWritten, type Opened, openSession } from "./wiring";
 
 export type { ChatTurn } from "./commands";
@@ -47,14 +49,19 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
   #open(): Opened {
-    this.#opened ??= openSession(this.ctx, this.env, {
-      modelProvider: (model) => this.modelProvider(model),
-      onCommit: (_events, session) => {
-        if (this.#opened) broadcast(this.ctx.getWebSockets(), this.#opened.store, session);
+    this.#opened ??= openSession(
+      this.ctx,
+      this.env,
+      {
+        modelProvider: (model) => this.modelProvider(model),
+        onCommit: (_events, session) => {
+          if (this.#opened) broadcast(this.ctx.getWebSockets(), this.#opened.store, session);
+        },
+        onDelta: (frame) => sendAll(this.ctx.getWebSockets(), frame),
+        principal: () => ownerPrincipal(this.#sql),
       },
-      onDelta: (frame) => sendAll(this.ctx.getWebSockets(), frame),
-      principal: () => ownerPrincipal(this.#sql),
-    });
+      () => traceExportDue(this.#sql, this.traceExporter()?.config ?? null, Date.now()),
+    );
     return this.#opened;
   }
 
@@ -86,6 +93,11 @@ export class SessionObject extends DurableObject<Env> {
     if (this.#opened?.runtime.exists()) throw new ApiError("conflict", "session already exists");
   }
 
+  /** Where closed turns' traces go: the configured collector and the object's outbound fetch; null when none. */
+  protected traceExporter(): TraceExporter | null {
+    return collectorOf(this.env);
+  }
+
   /** The model port for `model` (a subclass may answer with another provider). */
   protected modelProvider(model: ModelConfig): ModelProvider {
     return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
@@ -93,7 +105,10 @@ export class SessionObject extends DurableObject<Env> {
 
   /** One slice of the loop; a failed slice is the runtime's to count and back off. */
   override async alarm(): Promise<void> {
-    if (this.#opened) await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
+    if (!this.#opened) return;
+    await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
+    const rearm = async () => this.#opened?.runtime.arm();
+    await exportTraces(this.traceExporter(), { sql: this.#sql, sessionId: this.#id, env: this.env, rearm });
   }
 
   // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
@@ -117,27 +132,21 @@ export class SessionObject extends DurableObject<Env> {
   getSession(caller: Caller): Promise<Result<Session>> {
     return this.#rpc(caller, ({ runtime }) => runtime.session());
   }
-
   patch(caller: Caller, input: Parameters<typeof commands.patchSession>[1]): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.patchSession(a, input));
   }
-
   chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
     return this.#rpc(caller, commands.chatTurn);
   }
-
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));
   }
-
   stop(caller: Caller): Promise<Result<Session>> {
     return this.#rpc(caller, stopTurn);
   }
-
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));
   }
-
   dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));
   }
@@ -146,30 +155,28 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, (a) => reads.eventsPage(a, after, limit));
   }
 
+  /** `GET /trace`: a turn's OTLP/JSON trace (default: the last closed turn), read from that turn only. */
+  turnTrace(caller: Caller, turnId: string | null) {
+    return this.#rpc(caller, ({ sql }) => readTurnTrace(sql, this.#id, turnId));
+  }
   exportPage(caller: Caller, after: number, limit: number) {
     return this.#rpc(caller, ({ store }) => reads.exportPage(store, after, limit));
   }
-
   transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
     return this.#rpc(caller, ({ store }) => reads.transcriptPage(store, after, limit));
   }
-
   context(caller: Caller) {
     return this.#rpc(caller, reads.contextView);
   }
-
   verify(caller: Caller) {
     return this.#rpc(caller, ({ store }) => reads.verifyLog(store, this.#id));
   }
-
   archive(caller: Caller, sha256: string, range: Parsed<{ offset: number; limit: number | undefined }>) {
     return this.#rpc(caller, ({ store }) => reads.archivePage(store, sha256, range));
   }
-
   files(caller: Caller, { after, limit }: { after: string | null; limit: number }) {
     return this.#rpc(caller, ({ sql }) => reads.filesPage(sql, after, limit));
   }
-
   file(caller: Caller, path: string) {
     return this.#rpc(caller, ({ sql }) => reads.fileContent(sql, path));
   }
@@ -209,23 +216,18 @@ export class SessionObject extends DurableObject<Env> {
   resume(caller: Caller, runId: string, parsed: Parsed<{ waitId: string; text?: string }>) {
     return this.#rpc(caller, (a) => resumeRun(a, runId, parsed));
   }
-
   postInbox(caller: Caller, input: { source: string; text: string; correlationId?: string }) {
     return this.#rpc(caller, (a) => commands.postInbox(a, input));
   }
-
   createTrigger(caller: Caller, input: Parameters<typeof addTrigger>[1]) {
     return this.#rpc(caller, (a) => addTrigger(a, input));
   }
-
   deleteTrigger(caller: Caller, name: string, parsed: Parsed<void>) {
     return this.#rpc(caller, (a) => removeTrigger(a, name, parsed));
   }
-
   listTriggers(caller: Caller, page: { after: string | null; limit: number }) {
     return this.#rpc(caller, ({ runtime, sql }) => triggersOf(runtime, sql, page));
   }
-
   listRuns(caller: Caller, page: { before: number | null; limit: number }) {
     return this.#rpc(caller, ({ runtime, sql }) => runsOf(runtime, sql, page));
   }
@@ -235,15 +237,12 @@ export class SessionObject extends DurableObject<Env> {
   records(caller: Caller) {
     return this.#rpc(caller, ({ runtime }) => getRecords(runtime));
   }
-
   record(caller: Caller, topic: string, page: { after?: number; limit?: number } = {}) {
     return this.#rpc(caller, ({ runtime }) => getRecord(runtime, topic, page));
   }
-
   putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
     return this.#rpc(caller, ({ runtime }) => putRecord(runtime, input.topic, input));
   }
-
   appendRecordEntry(caller: Caller, input: { topic: string; text: string; refs?: number[] }) {
     return this.#rpc(caller, ({ runtime }) => appendRecordEntry(runtime, input.topic, input));
   }
