@@ -528,8 +528,8 @@ function perStepOf(
 
 type StepResults = {
   restate: PerStep & { inHandler: { p50: number; p99: number; steps: number }; durability: Record<string, string> };
-  ours: PerStep & { requests: number };
-  overhead: Record<string, PerStep & { events: number[]; inObject: { p50: number; p99: number } }>;
+  ours: PerStep & { requests: number; rows: RowsPerStep };
+  overhead: Record<string, PerStep & { events: number[]; inObject: { p50: number; p99: number }; rows: RowsPerStep }>;
 };
 
 const OVERHEAD_SESSIONS = [
@@ -559,7 +559,24 @@ async function fillShaped(b: Bench, name: string, size: number, shape: Record<st
   await b.callExpectingError("BENCH_SESSION", name, "benchAbort");
 }
 
-type TurnAnswer = { requests: number; gapsMs: number[]; slices: number; highWater: number };
+type TurnAnswer = {
+  requests: number;
+  gapsMs: number[];
+  slices: number;
+  highWater: number;
+  rows: { read: number; written: number };
+};
+
+/** Rows per step: (rows of a turn of n steps − median rows of a turn of none) / n, median over runs. */
+type RowsPerStep = { read: number; written: number };
+function rowsPerStepOf(withN: RowsPerStep[], without: RowsPerStep[], n: number): RowsPerStep {
+  const r0 = stat(without.map((x) => x.read)).median;
+  const w0 = stat(without.map((x) => x.written)).median;
+  return {
+    read: stat(withN.map((x) => Math.max(0, x.read - r0) / n)).median,
+    written: stat(withN.map((x) => Math.max(0, x.written - w0) / n)).median,
+  };
+}
 
 async function steps(b: Bench): Promise<StepResults> {
   const restate = await startRestate();
@@ -572,6 +589,8 @@ async function steps(b: Bench): Promise<StepResults> {
     const hN: { wall: number; cpu: number }[] = [];
     const h0: { wall: number; cpu: number }[] = [];
     const gaps: number[] = [];
+    const rowsN: RowsPerStep[] = [];
+    const rows0: RowsPerStep[] = [];
     let requests = 0;
     for (let run = 0; run <= STEP_RUNS; run++) {
       // Interleaved, so drift in machine load touches both sides alike.
@@ -587,6 +606,8 @@ async function steps(b: Bench): Promise<StepResults> {
       hN.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
       h0.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
       gaps.push(...a.gapsNs.map((g) => g / 1e6));
+      rowsN.push(t.value.rows);
+      rows0.push(t0.value.rows);
       requests = t.value.requests;
     }
     const out: StepResults = {
@@ -595,7 +616,7 @@ async function steps(b: Bench): Promise<StepResults> {
         inHandler: { p50: percentile(gaps, 50), p99: percentile(gaps, 99), steps: gaps.length },
         durability: restate.durability,
       },
-      ours: { ...perStepOf(hN, h0, STEPS_N), requests },
+      ours: { ...perStepOf(hN, h0, STEPS_N), requests, rows: rowsPerStepOf(rowsN, rows0, STEPS_N) },
       overhead: {},
     };
     log(
@@ -610,6 +631,8 @@ async function steps(b: Bench): Promise<StepResults> {
       const without: { wall: number; cpu: number }[] = [];
       const events: number[] = [];
       const inObject: number[] = [];
+      const rowsK: RowsPerStep[] = [];
+      const rowsNone: RowsPerStep[] = [];
       for (let run = 0; run <= OVERHEAD_RUNS; run++) {
         await b.empty("BENCH_SESSION", o.name);
         const t = await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [OVERHEAD_K, 1]);
@@ -620,11 +643,14 @@ async function steps(b: Bench): Promise<StepResults> {
         without.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
         events.push(t0.value.highWater);
         inObject.push(...t.value.gapsMs);
+        rowsK.push(t.value.rows);
+        rowsNone.push(t0.value.rows);
       }
       out.overhead[o.key] = {
         ...perStepOf(withK, without, OVERHEAD_K),
         events,
         inObject: { p50: percentile(inObject, 50), p99: percentile(inObject, 99) },
+        rows: rowsPerStepOf(rowsK, rowsNone, OVERHEAD_K),
       };
       log(
         `step overhead ${o.key}: ${out.overhead[o.key]!.cpu.median.toFixed(3)} ms CPU, ${out.overhead[o.key]!.wall.median.toFixed(3)} ms wall per step`,
@@ -1090,6 +1116,67 @@ export async function reconnectStorm(): Promise<StormResults> {
   }
 }
 
+// ---- what a step costs in dollars -----------------------------------------------------------
+
+/**
+ * Cloudflare's published prices (Workers Paid, beyond the included amounts), as of this bench:
+ * Durable Objects bill duration (wall clock while active, at 128 MB), requests, rows read and rows
+ * written; a Worker bills CPU time. A step inside a turn is no request of its own (the turn's
+ * alarm slices are), so the per-step cost is duration + rows; the CPU price is shown beside it
+ * for the same work billed as Worker CPU.
+ */
+export const PRICES = {
+  source:
+    "https://developers.cloudflare.com/durable-objects/platform/pricing/ ; https://developers.cloudflare.com/workers/platform/pricing/",
+  durationPerMillionGbS: 12.5,
+  objectMemoryGb: 0.128,
+  rowsReadPerMillion: 0.001,
+  rowsWrittenPerMillion: 1.0,
+  requestsPerMillion: 0.15,
+  workerCpuPerMillionMs: 0.02,
+} as const;
+
+/** Dollars per 1,000 steps: duration at the wall time, rows read and written, and (apart) CPU as a Worker bills it. */
+export function dollarsPer1000Steps(step: { wallMs: number; cpuMs: number; rowsRead: number; rowsWritten: number }) {
+  const duration = (step.wallMs / 1000) * PRICES.objectMemoryGb * (PRICES.durationPerMillionGbS / 1e6);
+  const read = step.rowsRead * (PRICES.rowsReadPerMillion / 1e6);
+  const written = step.rowsWritten * (PRICES.rowsWrittenPerMillion / 1e6);
+  const cpu = step.cpuMs * (PRICES.workerCpuPerMillionMs / 1e6);
+  return {
+    duration: duration * 1000,
+    read: read * 1000,
+    written: written * 1000,
+    total: (duration + read + written) * 1000,
+    cpu: cpu * 1000,
+  };
+}
+
+function costTable(stepR: StepResults) {
+  info(
+    "cost: prices used (USD)",
+    `duration $${PRICES.durationPerMillionGbS}/M GB-s at ${PRICES.objectMemoryGb} GB; rows read $${PRICES.rowsReadPerMillion}/M; rows written $${PRICES.rowsWrittenPerMillion}/M; requests $${PRICES.requestsPerMillion}/M; Worker CPU $${PRICES.workerCpuPerMillionMs}/M ms`,
+    "",
+    PRICES.source,
+  );
+  const line = (label: string, r: PerStep & { rows: RowsPerStep }) => {
+    const d = dollarsPer1000Steps({
+      wallMs: r.wall.median,
+      cpuMs: r.cpu.median,
+      rowsRead: r.rows.read,
+      rowsWritten: r.rows.written,
+    });
+    info(
+      `cost: $ per 1,000 steps, ${label} (duration + rows read + rows written)`,
+      `$${d.total.toExponential(2)}`,
+      "",
+      `duration $${d.duration.toExponential(2)} + read $${d.read.toExponential(2)} + written $${d.written.toExponential(2)}; as Worker CPU $${d.cpu.toExponential(2)}`,
+    );
+  };
+  line("durable tool step", stepR.ours);
+  for (const key of ["1k", "100k", "off300"])
+    if (stepR.overhead[key]) line(`model step overhead @${key}`, stepR.overhead[key]!);
+}
+
 // ---- the table ------------------------------------------------------------------------------
 
 type Row = { measure: string; value: string; wall: string; ratio: string; target: string; met: string };
@@ -1357,7 +1444,7 @@ export async function main(): Promise<void> {
     `ours: durable step (a no-op tool call: T1 + run + T2 + plan), ms/step, ${STEPS_N} calls in one answer`,
     span(ho.wall, 3),
     "",
-    `p50 ${fmt(ho.p50, 3)} / p99 ${fmt(ho.p99, 3)} (per-run); CPU ${fmt(ho.cpu.median, 3)} ms`,
+    `p50 ${fmt(ho.p50, 3)} / p99 ${fmt(ho.p99, 3)} (per-run); CPU ${fmt(ho.cpu.median, 3)} ms; rows read / written per step ${fmt(ho.rows.read, 1)} / ${fmt(ho.rows.written, 1)}`,
   );
   info(
     "  ours durability as configured",
@@ -1382,9 +1469,10 @@ export async function main(): Promise<void> {
       `step overhead (answer committed → next request sent), ms/step @${o.key === "off3" ? "10k, 3 offloads" : o.key === "off300" ? "10k, 300 offloads" : o.key}`,
       span(r.cpu, 3),
       fmt(r.wall.median, 3),
-      `wall p50 ${fmt(r.p50, 3)} / p99 ${fmt(r.p99, 3)}; in-object (1 ms clock) p50 ${fmt(r.inObject.p50, 0)} / p99 ${fmt(r.inObject.p99, 0)}; ${r.events[0]}→${r.events.at(-1)} events`,
+      `wall p50 ${fmt(r.p50, 3)} / p99 ${fmt(r.p99, 3)}; rows read / written per step ${fmt(r.rows.read, 1)} / ${fmt(r.rows.written, 1)}; in-object (1 ms clock) p50 ${fmt(r.inObject.p50, 0)} / p99 ${fmt(r.inObject.p99, 0)}; ${r.events[0]}→${r.events.at(-1)} events`,
     );
   }
+  costTable(stepR);
   // Fails if a step does more than ~1 ms of work of its own (the context build, the request
   // digest, the suffix projection growing), whatever the session's size.
   const worstStep = Math.max(...["1k", "10k", "100k"].map((key) => ov[key]!.cpu.median));

@@ -750,6 +750,8 @@ export class BenchSession extends SessionObject {
       if (!c.ok) throw new Error(`bench: create: ${c.error.message}`);
     }
     fake = { toolAnswers, callsPerAnswer, stamps: [] };
+    // Rows SQLite read and wrote for the whole turn (Durable Objects bill both).
+    takeCount(this.#counter, true);
     const posted = await this.postMessage(BENCH_CALLER, { text: "Go on.", source: "http" });
     if (!posted.ok) throw new Error(`bench: postMessage: ${posted.error.message}`);
     let slices = 0;
@@ -764,7 +766,9 @@ export class BenchSession extends SessionObject {
       await super.alarm();
     }
     const stamps = fake.stamps;
+    const rows = takeCount(this.#counter, false);
     return {
+      rows: { read: rows.rowsRead, written: rows.rowsWritten },
       requests: stamps.length,
       gapsMs: stamps.slice(1).map((t, i) => t - stamps[i]!),
       slices,

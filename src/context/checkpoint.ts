@@ -146,6 +146,30 @@ export function loadLatestCheckpoint(
   deps: { store: EventStore; sql: SqlLike },
   options: { repair: boolean },
 ): LoadedCheckpoint {
+  // The newest checkpoint event, from the kind index alone: when it is the one this store
+  // validated last, that answer stands (the log is append-only; its cache row was checked or repaired then).
+  const newest =
+    deps.sql
+      .exec<{ seq: number }>("SELECT seq FROM events WHERE kind = 'state:checkpoint' ORDER BY seq DESC LIMIT 1")
+      .toArray()[0]?.seq ?? null;
+  const known = validated.get(deps.store);
+  if (known && known.eventSeq === newest) {
+    const checkpoint = known.checkpoint;
+    // The cache row is checked still: it is not the log, and may have been lost or changed since.
+    const cacheRepaired = options.repair && !cacheAgrees(deps.sql, checkpoint);
+    if (cacheRepaired) writeCheckpointRow(deps.sql, checkpoint);
+    return { checkpoint, discarded: [], cacheRepaired };
+  }
+  const loaded = scanCheckpoints(deps, options);
+  if (newest !== null && loaded.checkpoint?.eventSeq === newest)
+    validated.set(deps.store, { eventSeq: newest, checkpoint: loaded.checkpoint });
+  return loaded;
+}
+
+/** The checkpoint each store last found valid at the newest checkpoint event (a cache: lost with the store). */
+const validated = new WeakMap<EventStore, { eventSeq: number; checkpoint: CheckpointRecord }>();
+
+function scanCheckpoints(deps: { store: EventStore; sql: SqlLike }, options: { repair: boolean }): LoadedCheckpoint {
   const discarded: LoadedCheckpoint["discarded"] = [];
   let before = Number.MAX_SAFE_INTEGER;
   for (let i = 0; i < MAX_CHECKPOINT_SCAN; i++) {

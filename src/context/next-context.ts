@@ -16,6 +16,8 @@ import {
   loadLatestCheckpoint,
   type PlaceholderMark,
 } from "./checkpoint";
+import { rememberRequestDigest } from "./request-digest";
+import { currentView, type ViewBase, viewThrough } from "./request-view";
 import {
   eventCost,
   FORCED_PLACEHOLDER_BYTES,
@@ -138,22 +140,47 @@ export function estimateContextTokens(input: {
   lastRequestCheckpointId: string | null | undefined;
   prefix?: ContextInput["prefix"];
 }): number {
-  const whole = JSON.stringify({ messages: input.messages, tools: input.tools }).length;
+  return estimateFromChars({
+    ...input,
+    messagesChars: JSON.stringify(input.messages).length,
+    toolsChars: JSON.stringify(input.tools).length,
+  });
+}
+
+/** `estimateContextTokens` with the messages' JSON length known (the request view keeps it). */
+function estimateFromChars(input: {
+  system: string;
+  tools: ToolSpec[];
+  checkpoint: Pick<CheckpointPayload, "id" | "throughSeq" | "summary" | "placeholders"> | null;
+  events: Event[];
+  messagesChars: number;
+  toolsChars: number;
+  lastUsage: SessionSummary["lastUsage"];
+  lastRequestCheckpointId: string | null | undefined;
+  prefix?: ContextInput["prefix"];
+  /** The messages' JSON length of the request made at a `throughSeq`, if known. */
+  charsAt?: (throughSeq: number) => number | undefined;
+}): number {
+  // The length of JSON.stringify({ messages, tools }), from the parts' lengths.
+  const wholeOf = (messagesChars: number) => 12 + messagesChars + 9 + input.toolsChars + 1;
+  const whole = wholeOf(input.messagesChars);
   const last = input.lastUsage;
   const cp = input.checkpoint;
   const applies =
     last !== null && last.throughSeq >= (cp?.throughSeq ?? 0) && input.lastRequestCheckpointId === (cp?.id ?? null);
   if (!applies) return estimateRequestTokens({ reportedInputTokens: null, charsSinceReport: 0, charsWhole: whole });
-  const seen = input.events.filter((e) => e.seq <= last.throughSeq);
-  const prefix =
-    seen.length === input.events.length
-      ? whole
+  const atHead = (input.events.at(-1)?.seq ?? 0) <= last.throughSeq;
+  const known = atHead ? undefined : input.charsAt?.(last.throughSeq);
+  const prefix = atHead
+    ? whole
+    : known !== undefined
+      ? wholeOf(known)
       : JSON.stringify({
           messages: withPrefix(
             buildModelMessages({
               system: input.system,
               summary: cp?.summary ?? null,
-              events: seen,
+              events: input.events.filter((e) => e.seq <= last.throughSeq),
               placeholders: placeholderMap(cp),
             }),
             input.prefix,
@@ -182,52 +209,53 @@ export function assembleContext(
 ): Assembled {
   const { model: m, system, tools } = input;
   const after = checkpoint?.throughSeq ?? 0;
-  const all = deps.store.readContextEventsAfter(after);
-  const events = through === undefined ? all : all.filter((e) => e.seq <= through);
-  const messages = withPrefix(
-    buildModelMessages({
-      system,
-      summary: checkpoint?.summary ?? null,
-      events,
-      placeholders: placeholderMap(checkpoint),
-    }),
-    input.prefix,
-    checkpoint,
-  );
+  const base: ViewBase = {
+    system,
+    checkpoint: checkpoint
+      ? { id: checkpoint.id, throughSeq: checkpoint.throughSeq, summary: checkpoint.summary }
+      : null,
+    placeholders: placeholderMap(checkpoint),
+    ...(input.prefix ? { prefix: input.prefix } : {}),
+  };
+  const head = deps.store.head().highWater;
+  const view =
+    through === undefined || through >= head ? currentView(deps.store, base) : viewThrough(deps.store, base, through);
+  const request = view.request(tools);
+  const { events, messages } = request;
   const last = input.summary.lastUsage;
   const lastRequest = last ? deps.store.get(last.requestSeq)?.actions?.modelRequest : undefined;
-  const estimatedTokens = estimateContextTokens({
+  const estimatedTokens = estimateFromChars({
     system,
     tools,
     checkpoint,
     events,
-    messages,
+    messagesChars: request.messagesChars,
+    toolsChars: JSON.stringify(tools).length,
     lastUsage: last,
     lastRequestCheckpointId: lastRequest ? lastRequest.checkpointId : undefined,
     prefix: input.prefix,
+    charsAt: (seq) => view.charsAt(seq),
   });
-  return {
-    events,
-    checkpoint,
-    ctx: {
-      contextWindow: m.contextWindow,
-      maxOutputTokens: m.maxOutputTokens,
-      threshold: computeThreshold(m.contextWindow, m.maxOutputTokens),
-      estimatedTokens,
-      checkpoint: checkpoint
-        ? {
-            id: checkpoint.id,
-            throughSeq: checkpoint.throughSeq,
-            sourceDigest: checkpoint.sourceDigest,
-            summary: checkpoint.summary,
-          }
-        : null,
-      rawFromSeq: after + 1,
-      throughSeq: through ?? deps.store.head().highWater,
-      messages,
-      tools,
-    },
+  const ctx: NextContext = {
+    contextWindow: m.contextWindow,
+    maxOutputTokens: m.maxOutputTokens,
+    threshold: computeThreshold(m.contextWindow, m.maxOutputTokens),
+    estimatedTokens,
+    checkpoint: checkpoint
+      ? {
+          id: checkpoint.id,
+          throughSeq: checkpoint.throughSeq,
+          sourceDigest: checkpoint.sourceDigest,
+          summary: checkpoint.summary,
+        }
+      : null,
+    rawFromSeq: after + 1,
+    throughSeq: through ?? head,
+    messages,
+    tools,
   };
+  rememberRequestDigest(ctx, request.requestDigest);
+  return { events, checkpoint, ctx };
 }
 
 /** Builds the next context from the log without changing anything (GET /context uses this). */

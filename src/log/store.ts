@@ -96,7 +96,9 @@ export class EventStore {
             this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
           highWater = seq;
           headDigest = digest;
-          out.push({ ...event, digest } as Event);
+          // The event object is this append's own copy: it takes its digest in place.
+          (event as Event).digest = digest;
+          out.push(event as Event);
         }
         also?.(out);
         this.#head = { highWater, headDigest };

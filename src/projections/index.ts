@@ -14,6 +14,8 @@ export {
   CHARS_PER_TOKEN,
   type ContextInput,
   estimateTokens,
+  headMessages,
+  MessageFold,
   type OffloadMark,
   offloadOf,
   placeholderFor,

@@ -26,70 +26,100 @@ export type ContextInput = {
  * between compactions each request extends the previous one element by element.
  */
 export function buildModelMessages(input: ContextInput): NeutralMessage[] {
-  const messages: NeutralMessage[] = [{ role: "system", content: input.system }];
-  if (input.summary !== null) {
+  const fold = new MessageFold(headMessages(input.system, input.summary));
+  for (const e of input.events) fold.push(e, input.placeholders);
+  return fold.messages();
+}
+
+/** The messages every request starts with: the system prompt and the checkpoint summary, if any. */
+export function headMessages(system: string, summary: string | null): NeutralMessage[] {
+  const messages: NeutralMessage[] = [{ role: "system", content: system }];
+  if (summary !== null) {
     messages.push({
       role: "user",
       // Worded without "summary": a request whose last message is this one must not read as a
       // compaction request (CONTRACT §1), which ends with a user message that asks for a summary.
-      content: `[Continuation checkpoint: the earlier part of this session, condensed]\n${input.summary}`,
+      content: `[Continuation checkpoint: the earlier part of this session, condensed]\n${summary}`,
     });
   }
-  let assistant: AssistantPart[] | null = null;
-  let assistantInvocation: string | undefined;
-  let results: ToolResultPart[] | null = null;
-  const pending = new Set<string>();
-  const wireIds = new Map<string, string>();
-  const usedWire = new Set<string>();
-  let heldInput: string[] = [];
+  return messages;
+}
 
-  const flushAssistant = () => {
-    if (assistant) messages.push({ role: "assistant", content: assistant });
-    assistant = null;
-  };
-  const flushResults = () => {
-    if (results) messages.push({ role: "tool", content: results });
-    results = null;
-  };
-  const flushHeld = () => {
-    for (const text of heldInput) messages.push({ role: "user", content: text });
-    heldInput = [];
-  };
-
+/**
+ * `buildModelMessages` as a fold, one event at a time (docs/design.md#context): the messages no
+ * later event can change are final and handed to `onFinal` once, in order; the answer or the
+ * results still being gathered and the input held behind them are the tail, rendered on demand.
+ * So a request is the final messages plus the tail, and the next request extends the final ones.
+ */
+export class MessageFold {
+  readonly #final: NeutralMessage[] = [];
+  #assistant: AssistantPart[] | null = null;
+  #assistantInvocation: string | undefined;
+  #results: ToolResultPart[] | null = null;
+  readonly #pending = new Set<string>();
+  readonly #wireIds = new Map<string, string>();
+  readonly #usedWire = new Set<string>();
+  #heldInput: string[] = [];
   // True from a model request until its answer: input arriving then is read after that answer.
-  let awaitingAnswer = false;
-  for (const e of input.events) {
+  #awaitingAnswer = false;
+
+  constructor(
+    head: NeutralMessage[],
+    private readonly onFinal: (m: NeutralMessage) => void = () => {},
+  ) {
+    for (const m of head) this.#emit(m);
+  }
+
+  #emit(m: NeutralMessage) {
+    this.#final.push(m);
+    this.onFinal(m);
+  }
+  #flushAssistant() {
+    if (this.#assistant) this.#emit({ role: "assistant", content: this.#assistant });
+    this.#assistant = null;
+  }
+  #flushResults() {
+    if (this.#results) this.#emit({ role: "tool", content: this.#results });
+    this.#results = null;
+  }
+  #flushHeld() {
+    for (const text of this.#heldInput) this.#emit({ role: "user", content: text });
+    this.#heldInput = [];
+  }
+
+  push(e: Event, placeholders?: ReadonlyMap<string, OffloadMark>): void {
     // A compaction's own request is not the turn's: it has no answer in the transcript.
     if (e.actions?.modelRequest && e.actions.modelRequest.purpose !== "compaction") {
-      flushAssistant();
-      flushResults();
-      flushHeld();
-      awaitingAnswer = true;
-      continue;
+      this.#flushAssistant();
+      this.#flushResults();
+      this.#flushHeld();
+      this.#awaitingAnswer = true;
+      return;
     }
-    if (e.modelVisibility !== "visible") continue;
+    if (e.modelVisibility !== "visible") return;
     const c = e.content;
-    if (!c) continue;
+    if (!c) return;
     // Visible runtime text (the length continuation's note, CONTRACT §7.10) reads as input too.
     if ((e.author === "user" || e.author === "runtime") && c.type === "text") {
-      if (pending.size > 0 || awaitingAnswer) {
-        heldInput.push(c.text);
-        continue;
+      if (this.#pending.size > 0 || this.#awaitingAnswer) {
+        this.#heldInput.push(c.text);
+        return;
       }
-      flushAssistant();
-      flushResults();
-      flushHeld();
-      messages.push({ role: "user", content: c.text });
-      continue;
+      this.#flushAssistant();
+      this.#flushResults();
+      this.#flushHeld();
+      this.#emit({ role: "user", content: c.text });
+      return;
     }
     if (e.author === "model" && (c.type === "text" || c.type === "thinking" || c.type === "functionCall")) {
-      awaitingAnswer = false;
-      if (!assistant || e.invocationId !== assistantInvocation || results) {
-        flushAssistant();
-        flushResults();
-        assistant = [];
-        assistantInvocation = e.invocationId;
+      this.#awaitingAnswer = false;
+      if (!this.#assistant || e.invocationId !== this.#assistantInvocation || this.#results) {
+        this.#flushAssistant();
+        this.#flushResults();
+        this.#assistant = [];
+        this.#assistantInvocation = e.invocationId;
       }
+      const assistant = this.#assistant;
       if (c.type === "text") assistant.push({ type: "text", text: c.text });
       else if (c.type === "thinking")
         assistant.push(
@@ -101,10 +131,10 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
         // CONTRACT §7.6: the runtime's call id, and the provider's own for the wire.
         // A provider id seen before in this request (some reuse "call_0") stays off the wire.
         const given = (c as { providerCallId?: unknown }).providerCallId;
-        const providerCallId = typeof given === "string" && !usedWire.has(given) ? given : undefined;
+        const providerCallId = typeof given === "string" && !this.#usedWire.has(given) ? given : undefined;
         if (providerCallId !== undefined) {
-          usedWire.add(providerCallId);
-          wireIds.set(c.callId, providerCallId);
+          this.#usedWire.add(providerCallId);
+          this.#wireIds.set(c.callId, providerCallId);
         }
         assistant.push({
           type: "tool-call",
@@ -113,17 +143,17 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
           args: c.args,
           ...(providerCallId !== undefined ? { providerCallId } : {}),
         });
-        pending.add(c.callId);
+        this.#pending.add(c.callId);
       }
-      continue;
+      return;
     }
     if (c.type === "functionResponse") {
-      flushAssistant();
-      results ??= [];
-      const mark = offloadOf(e) ?? input.placeholders?.get(c.callId) ?? blobMark(c.response);
+      this.#flushAssistant();
+      this.#results ??= [];
+      const mark = offloadOf(e) ?? placeholders?.get(c.callId) ?? blobMark(c.response);
       const output = mark ? placeholderFor(c.name, mark) : c.response;
-      const wireId = wireIds.get(c.callId);
-      results.push({
+      const wireId = this.#wireIds.get(c.callId);
+      this.#results.push({
         type: "tool-result",
         callId: c.callId,
         ...(wireId !== undefined ? { providerCallId: wireId } : {}),
@@ -131,17 +161,32 @@ export function buildModelMessages(input: ContextInput): NeutralMessage[] {
         status: c.status,
         output,
       });
-      pending.delete(c.callId);
-      if (pending.size === 0) {
-        flushResults();
-        flushHeld();
+      this.#pending.delete(c.callId);
+      if (this.#pending.size === 0) {
+        this.#flushResults();
+        this.#flushHeld();
       }
     }
   }
-  flushAssistant();
-  flushResults();
-  flushHeld();
-  return messages;
+
+  /** How many messages are final. */
+  get finalCount(): number {
+    return this.#final.length;
+  }
+
+  /** What the gathered answer or results and the held input read as if the log ended here (copies). */
+  tail(): NeutralMessage[] {
+    const out: NeutralMessage[] = [];
+    if (this.#assistant) out.push({ role: "assistant", content: [...this.#assistant] });
+    if (this.#results) out.push({ role: "tool", content: [...this.#results] });
+    for (const text of this.#heldInput) out.push({ role: "user", content: text });
+    return out;
+  }
+
+  /** The request's messages if the log ended here. */
+  messages(): NeutralMessage[] {
+    return [...this.#final, ...this.tail()];
+  }
 }
 
 /**

@@ -2,8 +2,9 @@
  * Draft builders for every event the runtime appends. Pure: ids, clock values and the plan are
  * passed in, so each is table-tested in Node with hand-written logs.
  */
+import { requestDigest as viewRequestDigest } from "../context/request-digest";
 import { argsDigest } from "../contract/digest";
-import { canonical, type EventDraft, type ResponseStatus, sha256Hex } from "../log";
+import { type EventDraft, type ResponseStatus, sha256Hex } from "../log";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type CallState, INTERRUPTED_DIRECTIVE, type RecoveryPlan, type RunState } from "../projections";
 import { idempotencyKeyFor } from "../tools/keys";
@@ -192,8 +193,8 @@ export type RecordedRequestInput = {
 
 /** CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */
 export function requestDigest(request: { messages: NeutralMessage[]; tools: ToolSpec[] }): string {
-  const tools = [...request.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return sha256Hex(canonical({ messages: request.messages, tools }));
+  // The request view hashed a request it built as its bytes were added (docs/design.md#context).
+  return viewRequestDigest(request);
 }
 
 export function modelRequestDraft(ids: Ids & { invocationId: string }, request: RecordedRequestInput): EventDraft {

@@ -211,7 +211,7 @@ export class SessionRuntime implements RuntimeCtx {
   commit(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
     if (haltedAtFailpoint()) throw new Error("halted at a failpoint");
     if (drafts.length === 0) return [];
-    const before = this.#summary ? this.session() : null;
+    const previous = this.#summary;
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
       for (const e of evs) next = reduceSummary(next, e);
@@ -221,6 +221,11 @@ export class SessionRuntime implements RuntimeCtx {
       also?.(evs);
     });
     this.#summary = next;
+    if (previous && next && sameOutside(previous, next)) {
+      this.deps.onCommit(events, null);
+      return events;
+    }
+    const before = previous ? toSession(previous, () => this.#decided) : null;
     const after = this.#summary ? this.session() : null;
     const changed =
       !before ||
@@ -435,3 +440,17 @@ export class SessionRuntime implements RuntimeCtx {
 }
 
 export type { SessionOptions };
+
+/**
+ * True when nothing the sockets are told about on a commit (status, open turn, approvals,
+ * recovery notice, wait) can differ: every part they are derived from is the same object.
+ */
+function sameOutside(a: SessionSummary, b: SessionSummary): boolean {
+  return (
+    a.openTurn === b.openTurn &&
+    a.pendingApprovals === b.pendingApprovals &&
+    a.recoveryNotice === b.recoveryNotice &&
+    a.lastClose === b.lastClose &&
+    a.children === b.children
+  );
+}

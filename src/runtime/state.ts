@@ -80,29 +80,73 @@ function parseJson<T>(schema: z.ZodType<T>, text: string | null): T | null {
   }
 }
 
-/** The cached summary if it parses and matches the head, else the fold of the whole log (then cached). */
+const SnapshotRow = SummaryRow.extend({ options: z.record(z.string(), z.unknown()) });
+
+/** The summary is also kept at every multiple of this seq (`summary_at`), so a lost cache folds a bounded suffix. */
+export const SUMMARY_SNAPSHOT_EVERY = 1000;
+/** The summary row is at most this many seqs (and one commit) behind the head. */
+export const SUMMARY_WRITE_EVERY = 32;
+
+/**
+ * The cached summary if it parses and matches the head. Otherwise the fold resumes from the
+ * newest position the log still agrees with (the cache row, else the `summary_at` snapshot:
+ * the digest at its seq must be the one it folded), reading only the events after it; with
+ * neither, from the start of the log (docs/design.md#summary). The result is cached.
+ */
 export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | null {
   const row = parseJson(SummaryRow, readMeta(sql, "summary"));
   const options = parseJson(OptionsRow, readMeta(sql, "options"));
   const head = store.head();
-  if (row && options && row.summary.highWater === head.highWater && row.summary.headDigest === head.headDigest)
-    return { ...(row.summary as Omit<SessionSummary, "options">), options: options.options } as SessionSummary;
+  const cached =
+    row && options
+      ? ({ ...(row.summary as Omit<SessionSummary, "options">), options: options.options } as SessionSummary)
+      : null;
+  if (cached && cached.highWater === head.highWater && cached.headDigest === head.headDigest) return cached;
+  const snapshot = parseJson(SnapshotRow, readMeta(sql, "summary_at"));
+  const candidates = [
+    cached,
+    snapshot
+      ? ({ ...(snapshot.summary as Omit<SessionSummary, "options">), options: snapshot.options } as SessionSummary)
+      : null,
+  ];
   let s: SessionSummary | null = null;
-  for (let after = 0; ; ) {
+  for (const c of candidates) {
+    if (c && c.highWater <= head.highWater && store.digestAt(c.highWater) === c.headDigest) {
+      s = c;
+      break;
+    }
+  }
+  for (let after = s?.highWater ?? 0; ; ) {
     const page = store.readAfter(after, 1000);
     if (page.length === 0) break;
     for (const e of page) s = reduceSummary(s, e);
     after = page[page.length - 1]!.seq;
   }
-  if (s) writeSummary(sql, s, null);
+  if (s) {
+    const { options: opts, ...rest } = s;
+    writeMeta(sql, "summary", { v: SUMMARY_VERSION, summary: rest });
+    if (!options || JSON.stringify(options.options) !== JSON.stringify(opts))
+      writeMeta(sql, "options", { v: SUMMARY_VERSION, options: opts });
+    if (!snapshot) writeMeta(sql, "summary_at", { v: SUMMARY_VERSION, summary: rest, options: opts });
+  }
   return s;
 }
 
-/** Writes the summary cache; the options (up to 64 KiB of system prompt) only when they change. */
+/**
+ * Writes the summary cache as the head passes a multiple of `SUMMARY_WRITE_EVERY`; the options
+ * (up to 64 KiB of system prompt) only when they change; and the snapshot with the options each
+ * time the head passes a multiple of `SUMMARY_SNAPSHOT_EVERY`.
+ */
 export function writeSummary(sql: SqlLike, s: SessionSummary, previous: SessionSummary | null) {
   const { options, ...rest } = s;
-  writeMeta(sql, "summary", { v: SUMMARY_VERSION, summary: rest });
-  if (options !== previous?.options) writeMeta(sql, "options", { v: SUMMARY_VERSION, options });
+  const passed = (every: number) =>
+    !previous || Math.floor(s.highWater / every) !== Math.floor(previous.highWater / every);
+  const optionsChanged = options !== previous?.options;
+  // The row is written when the head passes a multiple of SUMMARY_WRITE_EVERY (and with the
+  // options): a load folds the few events after it, so a commit of one event writes only its event.
+  if (optionsChanged || passed(SUMMARY_WRITE_EVERY)) writeMeta(sql, "summary", { v: SUMMARY_VERSION, summary: rest });
+  if (optionsChanged) writeMeta(sql, "options", { v: SUMMARY_VERSION, options });
+  if (passed(SUMMARY_SNAPSHOT_EVERY)) writeMeta(sql, "summary_at", { v: SUMMARY_VERSION, summary: rest, options });
 }
 
 /** CONTRACT §7.13: the head seq the latest slice started from and how many slices started there. */

@@ -42,7 +42,7 @@ describe("the session summary is a cache of the log", () => {
     expect(keys.find((r) => r.key === "options")!.bytes).toBeGreaterThan(10_000);
     expect(keys.find((r) => r.key === "summary")!.bytes).toBeLessThan(2_000);
     expect(rebuilt).toEqual(before);
-    expect(cachedAgain).toEqual(["options", "summary"]);
+    expect(cachedAgain).toEqual(["options", "summary", "summary_at"]);
   });
 
   it("a row that does not parse (unversioned, or another shape) is not cast: the summary is rebuilt from the log", async () => {
