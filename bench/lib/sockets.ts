@@ -5,7 +5,7 @@
  * sends still shows in what a check reads (docs/API.md#websocket).
  */
 import WebSocket from "ws";
-import { type Connection, HighwaterClient, type WebSocketConstructor } from "../../src/client";
+import { type Connection, type Event, HighwaterClient, type WebSocketConstructor } from "../../src/client";
 import { sleep, TOKEN } from "./bench";
 
 export type Received = { seq: number; digest: string; at: string; recvAt: number };
@@ -23,18 +23,33 @@ export function clientFor(baseUrl: string): HighwaterClient {
   return new HighwaterClient({ baseUrl, token: TOKEN, WebSocket: WebSocket as unknown as WebSocketConstructor });
 }
 
-/** One WebSocket client of `sessionId` from `after` (the server replays what is past it). */
-export function watch(baseUrl: string, sessionId: string, after = 0): Watcher {
+export type WatchOptions = {
+  /** Deliver events with `seq > after` (the server replays what is past it). */
+  after?: number;
+  /**
+   * Ask for permessage-deflate (ws's default). Off where a latency is compared with another
+   * channel: Node's zlib inflates on its thread pool, which would delay the socket's frames.
+   */
+  deflate?: boolean;
+  /** Every event as it arrived, `performance.now()` at arrival. */
+  onEvent?: (event: Event, at: number) => void;
+};
+
+/** One WebSocket client of `sessionId`. */
+export function watch(baseUrl: string, sessionId: string, options: WatchOptions = {}): Watcher {
   const events: Received[] = [];
+  const { after = 0, deflate = true, onEvent } = options;
   class RecordingWebSocket extends WebSocket {
-    constructor(url: string, options?: { headers?: Record<string, string> }) {
-      super(url, options);
+    constructor(url: string, init?: { headers?: Record<string, string> }) {
+      super(url, { ...init, perMessageDeflate: deflate });
       this.on("message", (data) => {
+        const now = performance.now();
         const recvAt = Date.now();
-        const frame = JSON.parse(data.toString()) as { type: string; event?: { seq: number; digest: string; at: string } };
+        const frame = JSON.parse(data.toString()) as { type: string; event?: Event };
         if (frame.type === "event" && frame.event) {
           const { seq, digest, at } = frame.event;
           events.push({ seq, digest, at, recvAt });
+          onEvent?.(frame.event, now);
         }
       });
     }

@@ -25,19 +25,20 @@ export type RecoverAnswer = {
   highWater: number;
 };
 
+export type ColdMemory = {
+  /** Peak RSS growth of the first request to a 100k-event session on a freshly started workerd. */
+  coldPeakMB: number;
+  coldRssBeforeMB: number;
+  contextPeakMB: number;
+  coldWake: { cpuMs: number; wallMs: number };
+  clearRefs: boolean;
+  takeoverPeakMB: number;
+  takeoverMs: number;
+};
+
 export type ContextResults = {
   build: Record<number, Cost & { rowsRead: number; messages: number; rawFromSeq: number; checkpoint: string | null }>;
   recover: Record<number, Cost & { peakMB: Stat; rowsRead: number; statements: number; interrupted: string[] }>;
-  memory: {
-    /** Peak RSS growth of the first request to a 100k-event session on a freshly started workerd. */
-    coldPeakMB: number;
-    coldRssBeforeMB: number;
-    contextPeakMB: number;
-    coldWake: { cpuMs: number; wallMs: number };
-    clearRefs: boolean;
-    takeoverPeakMB: number;
-    takeoverMs: number;
-  };
 };
 
 /** Sessions for context, recovery and commit: turns, a checkpoint, an open turn. */
@@ -60,15 +61,6 @@ export async function runContext(b: Bench): Promise<ContextResults> {
   const out: ContextResults = {
     build: {},
     recover: {},
-    memory: {
-      coldPeakMB: Number.NaN,
-      coldRssBeforeMB: Number.NaN,
-      contextPeakMB: Number.NaN,
-      coldWake: { cpuMs: Number.NaN, wallMs: Number.NaN },
-      clearRefs: false,
-      takeoverPeakMB: Number.NaN,
-      takeoverMs: Number.NaN,
-    },
   };
   for (const size of SIZES) {
     const obj = `ctx-${size}`;
@@ -128,7 +120,16 @@ export async function runContext(b: Bench): Promise<ContextResults> {
  * nothing cached): the first request to the 100k-event session, and its peak memory; then
  * a context build's peak on the same process.
  */
-export async function coldMemory(b: Bench, persistTo: string, out: ContextResults) {
+export async function coldMemory(b: Bench, persistTo: string): Promise<ColdMemory> {
+  const memo: ColdMemory = {
+    coldPeakMB: Number.NaN,
+    coldRssBeforeMB: Number.NaN,
+    contextPeakMB: Number.NaN,
+    coldWake: { cpuMs: Number.NaN, wallMs: Number.NaN },
+    clearRefs: false,
+    takeoverPeakMB: Number.NaN,
+    takeoverMs: Number.NaN,
+  };
   const size = SIZES[SIZES.length - 1]!;
   const obj = `ctx-${size}`;
   await b.srv.stop();
@@ -137,30 +138,31 @@ export async function coldMemory(b: Bench, persistTo: string, out: ContextResult
   for (let i = 0; i < 3; i++) await b.empty("BENCH_LOG", "warm");
   await sleep(200);
   const pid = b.srv.workerd;
-  out.memory.clearRefs = resetPeak(pid);
+  memo.clearRefs = resetPeak(pid);
   const before = memory(pid);
   const r = await b.call<RecoverAnswer>("BENCH_SESSION", obj, "benchRecover");
-  out.memory.coldPeakMB = (memory(pid).hwm - before.rss) / MB;
-  out.memory.coldRssBeforeMB = before.rss / MB;
-  out.memory.coldWake = { cpuMs: r.cpuMs, wallMs: r.wallMs };
+  memo.coldPeakMB = (memory(pid).hwm - before.rss) / MB;
+  memo.coldRssBeforeMB = before.rss / MB;
+  memo.coldWake = { cpuMs: r.cpuMs, wallMs: r.wallMs };
   resetPeak(pid);
   const beforeCtx = memory(pid);
   await b.call<ContextAnswer>("BENCH_SESSION", obj, "benchContext", [1]);
-  out.memory.contextPeakMB = (memory(pid).hwm - beforeCtx.rss) / MB;
+  memo.contextPeakMB = (memory(pid).hwm - beforeCtx.rss) / MB;
   // The real takeover (item 5) on this fresh process, where the heap has no slack left by earlier phases.
   await b.call("BENCH_SESSION", obj, "benchCountNext", [false]); // module state: the next fresh instance
   resetPeak(pid);
   const beforeTake = memory(pid);
   const take = await b.call<TakeoverAnswer>("BENCH_SESSION", "rec-100000", "benchTakeover");
-  out.memory.takeoverPeakMB = (memory(pid).hwm - beforeTake.rss) / MB;
-  out.memory.takeoverMs = take.value.toRequestMs;
+  memo.takeoverPeakMB = (memory(pid).hwm - beforeTake.rss) / MB;
+  memo.takeoverMs = take.value.toRequestMs;
   log(
-    `cold wake @${size}: ${r.wallMs.toFixed(1)} ms, peak +${out.memory.coldPeakMB.toFixed(1)} MB (recovery), +${out.memory.contextPeakMB.toFixed(1)} MB (context build)`,
+    `cold wake @${size}: ${r.wallMs.toFixed(1)} ms, peak +${memo.coldPeakMB.toFixed(1)} MB (recovery), +${memo.contextPeakMB.toFixed(1)} MB (context build)`,
   );
+  return memo;
 }
 
 /** Context and recovery rows; the targets fail if either reads what grows with the log. */
-export function reportContext(ctx: ContextResults, { info, target }: Report): void {
+export function reportContext(ctx: ContextResults, m: ColdMemory | null, { info, target }: Report): void {
   const [small, , large] = SIZES;
   // context
   for (const size of SIZES) {
@@ -191,14 +193,15 @@ export function reportContext(ctx: ContextResults, { info, target }: Report): vo
       `${r.rowsRead} rows read, ${r.statements} statements, peak +${fmt(r.peakMB.median, 1)} MB`,
     );
   }
-  const m = ctx.memory;
-  info(
-    "cold wake + recovery plan @100k on a fresh workerd (1 run), ms",
-    fmt(m.coldWake.cpuMs),
-    fmt(m.coldWake.wallMs),
-    `peak +${fmt(m.coldPeakMB, 1)} MB over RSS ${fmt(m.coldRssBeforeMB, 0)} MB`,
-  );
-  info("context build @100k on that workerd: peak memory growth, MB", fmt(m.contextPeakMB, 1));
+  if (m) {
+    info(
+      "cold wake + recovery plan @100k on a fresh workerd (1 run), ms",
+      fmt(m.coldWake.cpuMs),
+      fmt(m.coldWake.wallMs),
+      `peak +${fmt(m.coldPeakMB, 1)} MB over RSS ${fmt(m.coldRssBeforeMB, 0)} MB`,
+    );
+    info("context build @100k on that workerd: peak memory growth, MB", fmt(m.contextPeakMB, 1));
+  }
   const rowsSmall = ctx.recover[small]!.rowsRead;
   const rowsLarge = ctx.recover[large]!.rowsRead;
   target(
@@ -208,6 +211,6 @@ export function reportContext(ctx: ContextResults, { info, target }: Report): vo
     "≤ 1.2× (flat)",
     rowsLarge <= 1.2 * rowsSmall,
   );
-  const peak = Math.max(ctx.recover[large]!.peakMB.max, m.coldPeakMB);
+  const peak = Math.max(ctx.recover[large]!.peakMB.max, m?.coldPeakMB ?? 0);
   info("wake + recovery plan @100k: peak workerd memory growth (worst run), MB", fmt(peak, 1));
 }

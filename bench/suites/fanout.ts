@@ -129,7 +129,7 @@ export async function runStorm(clients = 50): Promise<StormResults> {
     const second = first.map((c) => {
       c.connection.close();
       const t0 = Date.now();
-      const again = watch(w.url, id, c.events.at(-1)?.seq ?? 0);
+      const again = watch(w.url, id, { after: c.events.at(-1)?.seq ?? 0 });
       again.ready.then(() => catchUp.push(Date.now() - t0));
       return again;
     });
