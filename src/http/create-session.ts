@@ -1,4 +1,5 @@
 import { ApiError, type Result } from "../contract";
+import { sessionNamespace } from "../session/namespace";
 import type { Jurisdiction } from "./schemas";
 
 /**
@@ -23,22 +24,11 @@ export async function createRegistered<T>(steps: {
 }
 
 /**
- * A new session id (CONTRACT §2): in a jurisdiction, minted by that jurisdiction's subnamespace,
- * so the id itself carries it and every later request reaches the object from the id alone.
- * Local workerd implements no jurisdictions: there it is 400, unless the test-only
- * `HW_SIMULATE_JURISDICTIONS=1` records the jurisdiction on an ordinary object.
+ * A new session id (docs/API.md#sessions): in a jurisdiction, minted by that jurisdiction's
+ * subnamespace (`sessionNamespace`, which also decides what local workerd does), so the id
+ * itself carries it and every later request reaches the object from the id alone.
  */
 export function mintSessionId(env: Env, jurisdiction: Jurisdiction | undefined) {
-  if (!jurisdiction) return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
-  try {
-    const namespace = env.SESSIONS.jurisdiction(jurisdiction);
-    return { namespace, id: namespace.newUniqueId() };
-  } catch (err) {
-    if (!/not implemented/i.test((err as Error).message)) throw err;
-    if (env.HW_SIMULATE_JURISDICTIONS === "1") return { namespace: env.SESSIONS, id: env.SESSIONS.newUniqueId() };
-    throw new ApiError(
-      "bad_request",
-      `jurisdiction: ${jurisdiction} is not available on this runtime (local workerd has no jurisdictions; deploy to use them)`,
-    );
-  }
+  const namespace = sessionNamespace(env, jurisdiction);
+  return { namespace, id: namespace.newUniqueId() };
 }

@@ -3,7 +3,9 @@ export {
   childResult,
   childWait,
   hasChildrenWork,
+  liveChildren,
   MAX_NESTING,
+  MAX_OPEN_CHILDREN,
   parseSpawnedBy,
   reduceChildren,
   SPAWN_TOOL,
@@ -54,6 +56,7 @@ export {
   type SessionOptions,
   type SessionStatus,
   type SessionSummary,
+  sessionWait,
   toSession,
   withArgsDigest,
 } from "./summary";

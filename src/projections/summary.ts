@@ -240,7 +240,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
 }
 
 /** CONTRACT §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
-function sessionWait(s: SessionSummary): SessionWait | null {
+export function sessionWait(s: SessionSummary): SessionWait | null {
   const own = publicWait(s.openTurn);
   if (own) return own;
   const w = childWait(s.children);

@@ -1,11 +1,11 @@
 /** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
 import { REQUEST_ID } from "../contract";
-import { stopChildrenDraft } from "../features/children/commands";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
-import { awaitsChild, projectRunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
+import { projectRunState, type RunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
+import { failureDrafts, stopDrafts } from "./close-drafts";
 import type { RuntimeCtx } from "./deps";
-import { rejectedDraft, stopDrafts } from "./drafts";
+import { rejectedDraft } from "./drafts";
 import { ApiError } from "./errors";
 import { type MessageAnswer, readIdempotentAnswer } from "./idempotency";
 import { patchDelta } from "./patch";
@@ -123,16 +123,33 @@ export function dismissRecoveryNotice(rt: RuntimeCtx, input: { atSeq: number }):
   return rt.session();
 }
 
-/** Stop (CONTRACT §3): one synchronous block answers every open call and closes the turn. */
+/**
+ * Stop (docs/API.md#sub-sessions): one synchronous block answers every open call, records the
+ * children to stop and closes the turn.
+ */
 export function stopTurn(rt: RuntimeCtx): boolean {
   const turn = rt.require().openTurn;
   if (!turn) return false;
-  const state = projectRunState(rt.turnSuffix());
-  const base = { turnId: turn.turnId, runId: turn.runId };
-  const drafts = stopDrafts(state, base);
-  // CONTRACT §7.31: stopping the parent stops its children, recorded in the same block.
-  const children = state.calls.filter(awaitsChild).map((c) => c.callId);
-  if (children.length > 0) drafts.splice(drafts.length - 1, 0, stopChildrenDraft(base, children));
-  rt.commit(drafts);
+  rt.commit(stopDrafts(openRunState(rt), { turnId: turn.turnId, runId: turn.runId }));
   return true;
+}
+
+/**
+ * A failure that closes the open turn (docs/API.md#sub-sessions): the error, then, like a stop,
+ * every open call answered and every child still at work stopped, in one block.
+ */
+export function failTurn(rt: RuntimeCtx, code: string, message: string): void {
+  const turn = rt.require().openTurn;
+  if (!turn) return;
+  rt.commit(failureDrafts(openRunState(rt), { turnId: turn.turnId, runId: turn.runId }, code, message));
+}
+
+/** The open turn's run state; a log that cannot be read (it failed verification) has no calls to answer. */
+function openRunState(rt: RuntimeCtx): RunState {
+  try {
+    return projectRunState(rt.turnSuffix());
+  } catch (err) {
+    console.error("highwater: the open turn could not be read; closing it without answering its calls", err);
+    return projectRunState([]);
+  }
 }

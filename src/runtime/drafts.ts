@@ -45,14 +45,16 @@ export function rejectedDraft(call: { callId: string; name: string }, ids: Ids, 
   return responseDraft(call, ids, "rejected", response);
 }
 
-/** An `interrupted` outcome: after a crash (with `toolRecovery` and the directive) or a stop. */
-export function interruptedDraft(call: CallState, base: Base, why: "recovery" | "stopped"): EventDraft {
+const CLOSED_WHILE_RUNNING = {
+  stopped: "The user stopped the turn while this call was running.",
+  failed: "The turn failed while this call was running.",
+};
+
+/** An `interrupted` outcome: after a crash (with `toolRecovery` and the directive), a stop or a failure. */
+export function interruptedDraft(call: CallState, base: Base, why: "recovery" | "stopped" | "failed"): EventDraft {
   const ids = { ...base, invocationId: call.invocationId };
-  return why === "stopped"
-    ? responseDraft(call, ids, "interrupted", {
-        reason: "stopped",
-        message: "The user stopped the turn while this call was running.",
-      })
+  return why !== "recovery"
+    ? responseDraft(call, ids, "interrupted", { reason: why, message: CLOSED_WHILE_RUNNING[why] })
     : responseDraft(
         call,
         ids,
@@ -146,41 +148,6 @@ export function permissionRequestDraft(call: CallState, base: Base, args: unknow
 
 export function closeDraft(base: Base, reason: "completed" | "stopped" | "failed"): EventDraft {
   return hidden(base, { actions: { turnClose: { reason } } });
-}
-
-/** A failure that ends the turn: the error the user reads and `turnClose: failed`, one block. */
-export function failureDrafts(base: Base, code: string, message: string): EventDraft[] {
-  return [hidden(base, { content: { type: "error", code, message } }), closeDraft(base, "failed")];
-}
-
-/**
- * Stop (CONTRACT §3), as one block: a reject for each pending approval, `rejected` for calls not
- * dispatched, `interrupted` for dispatched calls without an outcome, then `turnClose: stopped`.
- */
-export function stopDrafts(state: RunState, base: Base): EventDraft[] {
-  const drafts: EventDraft[] = [];
-  for (const call of state.calls) {
-    if (call.answered) continue;
-    const ids = { ...base, invocationId: call.invocationId };
-    if (call.approval && call.approval.decision === null) {
-      drafts.push(
-        hidden(base, {
-          actions: {
-            permissionDecision: {
-              requestId: call.approval.requestId,
-              decision: "reject",
-              reason: "stopped",
-              argsDigest: argsDigestOf(call.args),
-            },
-          },
-        }),
-      );
-      drafts.push(rejectedDraft(call, ids, { reason: "stopped" }));
-    } else if (!call.dispatch) drafts.push(rejectedDraft(call, ids, { reason: "stopped" }));
-    else drafts.push(interruptedDraft(call, base, "stopped"));
-  }
-  drafts.push(closeDraft(base, "stopped"));
-  return drafts;
 }
 
 export type RecordedRequestInput = {

@@ -13,6 +13,7 @@ export {
 } from "../features/work/commands";
 export { cronProblem, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
 export { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
+export * from "./close-drafts";
 export { REQUEST_ID } from "./commands";
 export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";

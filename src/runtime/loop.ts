@@ -6,15 +6,9 @@
 import { outboxDelay, reattachChildren, stillWaitsForChild } from "../features/children/commands";
 import { projectRunState } from "../projections";
 import { parseToolArgs } from "../tools";
+import { failTurn } from "./commands";
 import type { RuntimeCtx } from "./deps";
-import {
-  closeDraft,
-  failureDrafts,
-  interruptedDraft,
-  permissionRequestDraft,
-  recoveryDrafts,
-  rejectedDraft,
-} from "./drafts";
+import { closeDraft, interruptedDraft, permissionRequestDraft, recoveryDrafts, rejectedDraft } from "./drafts";
 import { runModelStep } from "./model-step";
 import { isWork, planNextStep, type Step } from "./plan";
 import { sliceBackoff } from "./retry";
@@ -126,7 +120,7 @@ async function carryOut(
       return true;
     }
     case "fail":
-      rt.commit(failureDrafts(base, step.code, step.message));
+      failTurn(rt, step.code, step.message);
       return false;
     case "close":
       rt.commit([closeDraft(base, step.reason)]);

@@ -5,13 +5,13 @@
 import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
 import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
 import { type OpenTurn, projectRunState } from "../projections";
+import { failTurn } from "./commands";
 import { prepareContext } from "./compaction";
 import { CompactionDeferred, compactionSender } from "./compaction-calls";
 import type { RuntimeCtx } from "./deps";
 import {
   answerDrafts,
   continueDraft,
-  failureDrafts,
   type ModelAnswer,
   modelAttemptDraft,
   modelRequestDraft,
@@ -39,7 +39,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     provider = rt.deps.providerFor(turn.model);
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
-    rt.commit(failureDrafts(base, "model_failed", redact(rt, `model provider unavailable: ${err.message}`)));
+    failTurn(rt, "model_failed", redact(rt, `model provider unavailable: ${err.message}`));
     return false;
   }
   let invocationId: string;
@@ -69,7 +69,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
       // The failed attempt is recorded with its retryAt: the planner ends the slice until then.
       if (err instanceof CompactionDeferred) return true;
       if (!(err instanceof ContextOverflowError)) throw err;
-      rt.commit(failureDrafts(base, "context_overflow", err.message));
+      failTurn(rt, "context_overflow", err.message);
       return false;
     }
     if (!stillOpen(rt, turn, signal)) return false;
@@ -112,12 +112,10 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   const failure = { ...outcome.failure, message: redact(rt, outcome.failure.message) };
   const at = retryAt(failure, attempt, rt.now(), rt.policy);
   if (at === null) {
-    rt.commit(
-      failureDrafts(
-        base,
-        "model_failed",
-        `the model call failed after ${attempt} attempt(s): ${failure.code}: ${failure.message}`,
-      ),
+    failTurn(
+      rt,
+      "model_failed",
+      `the model call failed after ${attempt} attempt(s): ${failure.code}: ${failure.message}`,
     );
     return false;
   }

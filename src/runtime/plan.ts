@@ -14,6 +14,7 @@ import {
   type RecoveryPlan,
   type RunState,
   recoveryNeeded,
+  SPAWN_TOOL,
 } from "../projections";
 import type { RuntimePolicy } from "./retry";
 import { WAIT_TOOLS, type WaitHead } from "./wait-drafts";
@@ -99,8 +100,13 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
   if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
 
   // All spawns of one answer are dispatched before the run waits (CONTRACT §7.31): the calls after
-  // a spawn that waits for its child run in order meanwhile.
-  const first = state.calls.find((c) => !c.answered && !awaitsChild(c));
+  // a spawn that waits for its child run in order meanwhile, and a wait tool comes only once no
+  // spawn of the answer is left undispatched.
+  const open = state.calls.filter((c) => !c.answered && !awaitsChild(c));
+  const spawnFirst = Object.hasOwn(WAIT_TOOLS, open[0]?.name ?? "")
+    ? open.find((c) => c.name === SPAWN_TOOL && !c.dispatch)
+    : undefined;
+  const first = spawnFirst ?? open[0];
   const waitingChildren = state.calls.filter(awaitsChild);
   if (!first && waitingChildren.length > 0) return { kind: "wait_child", calls: waitingChildren };
   if (first) {

@@ -34,11 +34,11 @@ import {
   createSession,
   decideApproval,
   dismissRecoveryNotice,
+  failTurn,
   patchSession,
   stopTurn,
 } from "./commands";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
-import { failureDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
 import { applyIdempotencyEvents } from "./idempotency";
@@ -427,13 +427,7 @@ export class SessionRuntime implements RuntimeCtx {
     this.#verified = true;
     const problems = this.deps.store.verifySuffix(turn.startSeq);
     if (problems.length === 0) return true;
-    this.commit(
-      failureDrafts(
-        { turnId: turn.turnId, runId: turn.runId },
-        "log_corrupt",
-        `the log failed verification: ${problems.slice(0, 3).join("; ")}`,
-      ),
-    );
+    failTurn(this, "log_corrupt", `the log failed verification: ${problems.slice(0, 3).join("; ")}`);
     this.#decided = true;
     return false;
   }

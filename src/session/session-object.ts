@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError, asResult, errorBody, type Result } from "../contract";
 import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { barSpawn, spawnBarred } from "../features/children/port";
 import { createFork, type ForkSource, readForkSource } from "../features/fork/commands";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import type { Event, EventStore } from "../log";
@@ -510,8 +511,11 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => readForkSource(this.#admit(caller).runtime, throughSeq));
   }
 
-  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
-  createFork(caller: Caller, input: { source: ForkSource }): Promise<Result<Session>> {
+  /**
+   * The fork's side: its first events with the caller as owner, written in one block with its
+   * tables. Like any session it keeps its owner's principal and directory, so it can spawn.
+   */
+  createFork(caller: Caller, input: { source: ForkSource; directoryId?: string }): Promise<Result<Session>> {
     return asResult(async () => {
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       // The archived results the prefix shows, copied from the parent a page per reply.
@@ -526,9 +530,17 @@ export class SessionObject extends DurableObject<Env> {
       if (this.#runtime?.exists()) throw new ApiError("conflict", "session already exists");
       const id = this.ctx.id.toString();
       try {
-        return this.ctx.storage.transactionSync(() =>
-          createFork(this.#open(), { id, source: input.source, owner: ownerHash(id, caller.principal), archive }),
-        );
+        return this.ctx.storage.transactionSync(() => {
+          const session = createFork(this.#open(), {
+            id,
+            source: input.source,
+            owner: ownerHash(id, caller.principal),
+            archive,
+            ...(input.directoryId ? { directoryId: input.directoryId } : {}),
+          });
+          rememberPrincipal(this.ctx.storage.sql, caller.principal);
+          return session;
+        });
       } catch (err) {
         this.#runtime = null;
         this.#store = null;
@@ -546,6 +558,8 @@ export class SessionObject extends DurableObject<Env> {
   createChild(input: ChildSpawn & { principal: string }): Promise<Result<Session>> {
     return asResult(async () => {
       const { principal, ...spawn } = input;
+      if (!this.#runtime?.exists() && spawnBarred(this.ctx.storage.kv, spawn))
+        throw new ApiError("conflict", "the parent stopped this sub-session before it was created");
       const runtime = this.ctx.storage.transactionSync(() => {
         const rt = this.#open();
         rememberPrincipal(this.ctx.storage.sql, principal);
@@ -563,11 +577,26 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** The parent's stop of this child (CONTRACT §6: stopping the parent stops its children). */
-  stopFromParent(): Promise<Result<Session>> {
-    return asResult(() => {
-      if (!this.#runtime?.exists()) throw new ApiError("not_found", "session not found");
-      return this.#runtime.stop();
+  /**
+   * The parent's stop of this child (docs/API.md#sub-sessions: stopping the parent stops its
+   * children). A child not created yet is barred from being created, so the stop holds; a
+   * written session that is not the spawn's child is `not_found` (which the parent never takes
+   * as acknowledged). A run queued behind the stopped turn then starts, as after any stop.
+   */
+  stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session | null>> {
+    return asResult(async () => {
+      if (!this.#runtime && isWritten(this.ctx.storage.sql)) this.#open();
+      const runtime = this.#runtime;
+      if (!runtime?.exists()) {
+        barSpawn(this.ctx.storage.kv, spawn);
+        return null;
+      }
+      const by = runtime.summary?.children?.spawnedBy;
+      if (by?.sessionId !== spawn.parentId || by.callId !== spawn.callId)
+        throw new ApiError("not_found", "session not found");
+      runtime.stop();
+      await this.#afterTurn(runtime);
+      return runtime.session();
     });
   }
 }

@@ -38,7 +38,13 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
   for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
-  const runtime = new SessionRuntime({
+  // The port derives children in this session's jurisdiction, read from its seq 1 when it spawns.
+  let runtime: SessionRuntime | null = null;
+  const children = makeChildrenPort(env, sessionId, {
+    principal: hooks.principal,
+    jurisdiction: () => runtime?.summary?.options.jurisdiction,
+  });
+  runtime = new SessionRuntime({
     sessionId,
     store,
     sql,
@@ -58,7 +64,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     },
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
-    children: makeChildrenPort(env, sessionId, hooks.principal),
+    children,
     mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
   return { runtime, store };

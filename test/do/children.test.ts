@@ -231,6 +231,131 @@ describe("spawn_session", () => {
   });
 });
 
+describe("sub-sessions meet the other features (docs/API.md#sub-sessions)", () => {
+  it("a child of a session in a jurisdiction lives there, and its report reaches the parent", async () => {
+    const parent = await createSession({ jurisdiction: "eu" });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: say hi" });
+    await waitForSession(parent.id, (s) => s.status === "idle" && !s.openTurn, 25_000);
+    const events = await allEvents(parent.id);
+    const [call] = spawnCalls(events);
+    const responses = responsesTo(events, call.content.callId);
+    expect(responses.map((e) => e.content.status)).toEqual(["ok"]);
+    const { sessionId: childId, status } = responses[0].content.response;
+    expect(status).toBe("completed");
+    const child = (await api(`/v1/sessions/${childId}`)).body;
+    expect(child).toMatchObject({ parentId: parent.id, placement: { jurisdiction: "eu" }, openTurn: false });
+    expect((await allEvents(childId)).filter((e) => e.actions?.stateDelta?.reportAcked)).toHaveLength(1);
+  });
+
+  it("the stop of a parent in a jurisdiction reaches its child: the child's turn closes stopped", async () => {
+    const parent = await createSession({ jurisdiction: "eu", approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: wait for me" });
+    await waitForSession(parent.id, (s) => s.status === "waiting");
+    const [child] = await childrenOf(parent.id);
+    await waitForSession(child.id, (s) => s.status === "waiting_approval");
+    expect((await post(`/v1/sessions/${parent.id}/stop`)).status).toBe(200);
+    await waitForSession(child.id, (s) => !s.openTurn);
+    expect((await allEvents(child.id)).filter((e) => e.actions?.turnClose).map((e) => e.actions.turnClose)).toEqual([
+      { reason: "stopped" },
+    ]);
+    await waitForAcked(parent.id);
+  });
+
+  it("a fork can spawn: it records its owner and directory like any session, and its child reports to it", async () => {
+    const origin = await createSession();
+    await post(`/v1/sessions/${origin.id}/messages`, { text: "hello" });
+    const done = await waitForSession(origin.id, (s) => s.status === "idle", 25_000);
+    const fork = await post(`/v1/sessions/${origin.id}/fork`, { throughSeq: done.highWater });
+    expect(fork.status).toBe(201);
+    await post(`/v1/sessions/${fork.body.id}/messages`, { text: "spawn: say hi" });
+    await waitForSession(fork.body.id, (s) => s.status === "idle" && !s.openTurn, 25_000);
+    const events = await allEvents(fork.body.id);
+    const [call] = spawnCalls(events);
+    const responses = responsesTo(events, call.content.callId);
+    expect(responses.map((e) => [e.content.status, e.content.response.status])).toEqual([["ok", "completed"]]);
+    const childId = responses[0].content.response.sessionId;
+    expect((await childrenOf(fork.body.id)).map((c) => c.id)).toEqual([childId]);
+    expect((await allEvents(childId))[0].actions.stateDelta.session.spawnedBy).toMatchObject({
+      sessionId: fork.body.id,
+      depth: 1,
+    });
+  });
+
+  it("GET /runs shows the run that waits on its child as waiting, with the child's waitId", async () => {
+    const parent = await createSession({ approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: keep a note" });
+    const waiting = await waitForSession(parent.id, (s) => s.status === "waiting");
+    const runs = (await api(`/v1/sessions/${parent.id}/runs`)).body.runs;
+    expect(runs).toEqual([
+      expect.objectContaining({ runId: waiting.wait.runId, state: "waiting", waitId: waiting.wait.waitId }),
+    ]);
+    expect(waiting.wait.waitId).toMatch(/^child:call_/);
+  });
+
+  it("a parent's stop of its child starts the run queued behind the child's turn", async () => {
+    const parent = await createSession({ approvals: [{ tool: "write_file" }] });
+    await post(`/v1/sessions/${parent.id}/messages`, { text: "spawn: hold on" });
+    await waitForSession(parent.id, (s) => s.status === "waiting");
+    const [child] = await childrenOf(parent.id);
+    await waitForSession(child.id, (s) => s.status === "waiting_approval");
+    const at = new Date(Date.now() + 1_000).toISOString();
+    expect(
+      (await post(`/v1/sessions/${child.id}/triggers`, { name: "tick", text: "tick", schedule: { at } })).status,
+    ).toBe(201);
+    const queued = await waitForRun(child.id, (r) => r.trigger === "tick" && r.state === "waiting");
+    const [call] = spawnCalls(await allEvents(parent.id));
+
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromString(child.id));
+    const r = await stub.stopFromParent({ parentId: parent.id, callId: call.content.callId });
+    // The stop closed the goal turn and the queued run opened the next one, before the answer.
+    expect(r).toMatchObject({ ok: true, value: { openTurn: true } });
+    const runs = (await api(`/v1/sessions/${child.id}/runs`)).body.runs;
+    expect(runs.find((x: any) => x.runId === queued.runId)).toMatchObject({ trigger: "tick", state: "running" });
+    const childEvents = await allEvents(child.id);
+    expect(childEvents.filter((e) => e.actions?.turnClose).map((e) => e.actions.turnClose.reason)).toEqual(["stopped"]);
+    expect(userTexts(childEvents).at(-1)).toMatchObject({ source: "trigger:tick", content: { text: "tick" } });
+  });
+});
+
+describe("a stop that reaches a child before its create", () => {
+  it("is acknowledged by barring the create: the child is never written and never runs", async () => {
+    const parent = await createSession();
+    const callId = "call_never_created";
+    const id = env.SESSIONS.idFromName(`child:${parent.id}:${callId}`);
+    const stub = env.SESSIONS.get(id);
+    expect(await stub.stopFromParent({ parentId: parent.id, callId })).toEqual({ ok: true, value: null });
+    const created = await stub.createChild({
+      parentId: parent.id,
+      callId,
+      depth: 1,
+      goal: "too late",
+      options: {},
+      model: MODEL,
+      directoryId: env.DIRECTORY.idFromName("unused").toString(),
+      principal: "p",
+    });
+    expect(created).toMatchObject({ ok: false, error: { code: "conflict" } });
+    expectError(await api(`/v1/sessions/${id.toString()}`), 404, "not_found");
+    // Written objects answer only for their own spawn: a session that is not a child is
+    // not_found (never an acknowledgement) and changes nothing.
+    const hw = (await api(`/v1/sessions/${parent.id}`)).body.highWater;
+    expect(
+      await env.SESSIONS.get(env.SESSIONS.idFromString(parent.id)).stopFromParent({ parentId: "x", callId }),
+    ).toMatchObject({ ok: false, error: { code: "not_found" } });
+    expect((await api(`/v1/sessions/${parent.id}`)).body.highWater).toBe(hw);
+  });
+});
+
+/** Until a run of the session fits `pred`. */
+async function waitForRun(id: string, pred: (run: any) => boolean) {
+  for (let i = 0; i < 400; i++) {
+    const found = (await api(`/v1/sessions/${id}/runs`)).body.runs.find(pred);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("no such run");
+}
+
 /** Until the parent recorded that its child acknowledged the stop. */
 async function waitForAcked(id: string) {
   for (let i = 0; i < 400; i++) {

@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { validateSummary } from "../../src/context";
+import type { ChildrenPort } from "../../src/features/children/commands";
 import { type Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
@@ -125,6 +126,9 @@ export async function withSession<T>(
     setAlarm?: (at: number) => void;
     deleteAlarm?: () => void;
     options?: SessionOptions;
+    /** Other session objects (sub-sessions), and the owner directory the session records for them. */
+    children?: ChildrenPort;
+    directoryId?: string;
     /** MCP servers for this session (a fresh hub per runtime, as after a restart). */
     mcp?: () => McpHub;
   },
@@ -158,11 +162,18 @@ export async function withSession<T>(
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
         ...(opts.mcp ? { mcp: opts.mcp() } : {}),
         ...(opts.now ? { now: opts.now } : {}),
+        ...(opts.children ? { children: opts.children } : {}),
       });
       return { store, runtime };
     };
     const { store, runtime } = make(opts.provider);
-    runtime.create({ id: sessionId, parentId: null, options: opts.options ?? {}, model: opts.model });
+    runtime.create({
+      id: sessionId,
+      parentId: null,
+      options: opts.options ?? {},
+      model: opts.model,
+      ...(opts.directoryId ? { directoryId: opts.directoryId } : {}),
+    });
     const events = () => {
       const out: Event[] = [];
       for (let after = 0; ; ) {

@@ -9,6 +9,8 @@ import {
   buildRecoveryPlan,
   type CallState,
   childResult,
+  liveChildren,
+  MAX_OPEN_CHILDREN,
   projectRunState,
   recoveryNeeded,
   reduceSummary,
@@ -103,6 +105,40 @@ describe("planNextStep: spawn_session rows", () => {
         ev.response("c1", "ok", { sessionId: "x", status: "completed", result: "done" });
       },
       step: { kind: "wait_child", calls: [expect.objectContaining({ callId: "c2" })] },
+    },
+    {
+      found: "a wait_for before a spawn in one answer: the spawn is dispatched before the run waits",
+      log: (ev) => {
+        ev.user("delegate, then wait");
+        ev.modelRequest();
+        ev.modelCall("w1", "wait_for", { reason: "a human" });
+        ev.modelCall("c1", "spawn_session", { goal: "goal c1" });
+        ev.modelCall("c2", "spawn_session", { goal: "goal c2" });
+      },
+      step: { kind: "dispatch", call: expect.objectContaining({ callId: "c1" }) },
+    },
+    {
+      found: "the same with the first spawn out: the second goes next",
+      log: (ev) => {
+        ev.user("delegate, then wait");
+        ev.modelRequest();
+        ev.modelCall("w1", "wait_for", { reason: "a human" });
+        ev.modelCall("c1", "spawn_session", { goal: "goal c1" });
+        ev.modelCall("c2", "spawn_session", { goal: "goal c2" });
+        ev.dispatch("c1", "idempotent");
+      },
+      step: { kind: "dispatch", call: expect.objectContaining({ callId: "c2" }) },
+    },
+    {
+      found: "every spawn of the answer out: now the wait begins",
+      log: (ev) => {
+        ev.user("delegate, then wait");
+        ev.modelRequest();
+        ev.modelCall("w1", "wait_for", { reason: "a human" });
+        ev.modelCall("c1", "spawn_session", { goal: "goal c1" });
+        ev.dispatch("c1", "idempotent");
+      },
+      step: { kind: "begin_wait", call: expect.objectContaining({ callId: "w1" }) },
     },
     {
       found: "every child reported: the model is called with the responses",
@@ -215,6 +251,23 @@ describe("children projection", () => {
 
   it("a child that wrote no text reports result null", () => {
     expect(childResult([])).toBeNull();
+  });
+
+  it("counts the children that have not reported: the open turn's waiting spawns and the stops not yet acknowledged", () => {
+    const ev = newLog();
+    ev.created();
+    spawnAnswer(ev, "c1", "c2");
+    ev.dispatch("c1", "idempotent");
+    ev.dispatch("c2", "idempotent");
+    expect(liveChildren(fold(ev.events).children)).toBe(2);
+    // The spawn being created does not count itself (its dispatch is already in the log).
+    expect(liveChildren(fold(ev.events).children, "c2")).toBe(1);
+    ev.stateDelta({ stopChildren: { callIds: ["c1", "c2"] } }, "runtime");
+    ev.turnClose("stopped");
+    expect(liveChildren(fold(ev.events).children)).toBe(2);
+    ev.stateDelta({ childStopAcked: { callIds: ["c1"] } }, "runtime");
+    expect(liveChildren(fold(ev.events).children)).toBe(1);
+    expect(MAX_OPEN_CHILDREN).toBe(32);
   });
 
   it("a root session has nothing to report", () => {

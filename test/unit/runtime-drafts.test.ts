@@ -4,15 +4,8 @@ import { describe, expect, it } from "vitest";
 import { toProviderError } from "../../src/model/convert";
 import { ProviderError } from "../../src/model/types";
 import { buildRecoveryPlan, type CallState, INTERRUPTED_DIRECTIVE, projectRunState } from "../../src/projections";
-import {
-  answerDrafts,
-  CONTINUE_TEXT,
-  continueDraft,
-  failureDrafts,
-  mintCallId,
-  recoveryDrafts,
-  stopDrafts,
-} from "../../src/runtime/drafts";
+import { failureDrafts, stopDrafts } from "../../src/runtime/close-drafts";
+import { answerDrafts, CONTINUE_TEXT, continueDraft, mintCallId, recoveryDrafts } from "../../src/runtime/drafts";
 import { classifyFailure, DEFAULT_POLICY, redactMessage, retryAt, sliceBackoff } from "../../src/runtime/retry";
 import { type LogBuilder, newLog } from "./fixtures";
 
@@ -206,9 +199,47 @@ describe("answerDrafts (CONTRACT §3, §7.6, §7.9, §7.10)", () => {
   });
 
   it("a failure is the error and turnClose failed, in that order", () => {
-    expect(failureDrafts(BASE, "model_failed", "no").map((d) => d.content?.type ?? Object.keys(d.actions!)[0])).toEqual(
-      ["error", "turnClose"],
-    );
+    const ev = newLog();
+    ev.user("go");
+    const drafts = failureDrafts(projectRunState(ev.events), BASE, "model_failed", "no");
+    expect(drafts.map((d) => d.content?.type ?? Object.keys(d.actions!)[0])).toEqual(["error", "turnClose"]);
+    expect(drafts.at(-1)?.actions?.turnClose).toEqual({ reason: "failed" });
+  });
+
+  it("a failure answers every open call and stops every child still at work, like a stop (docs/API.md#sub-sessions)", () => {
+    const ev = newLog();
+    ev.user("go");
+    ev.modelRequest();
+    ev.modelCall("s1", "spawn_session", { goal: "a" });
+    ev.modelCall("s2", "spawn_session", { goal: "b" });
+    ev.modelCall("w1", "write_file");
+    ev.modelCall("d1", "delete_file");
+    ev.modelCall("r1", "read_file");
+    ev.dispatch("s1", "idempotent");
+    ev.dispatch("s2", "idempotent");
+    ev.response("s2", "ok", { sessionId: "x", status: "completed", result: null });
+    ev.dispatch("w1", "write");
+    ev.permissionRequest("d1");
+    const drafts = failureDrafts(projectRunState(ev.events), BASE, "internal", "poisoned");
+    expect(
+      drafts.map((d) => [
+        d.content?.type ?? Object.keys(d.actions ?? {})[0],
+        (d.content as any)?.callId ?? null,
+        (d.content as any)?.status ?? null,
+      ]),
+    ).toEqual([
+      ["error", null, null],
+      ["functionResponse", "s1", "interrupted"],
+      ["functionResponse", "w1", "interrupted"],
+      ["permissionDecision", null, null],
+      ["functionResponse", "d1", "rejected"],
+      ["functionResponse", "r1", "rejected"],
+      ["stateDelta", null, null],
+      ["turnClose", null, null],
+    ]);
+    expect(drafts.at(-2)?.actions?.stateDelta).toEqual({ stopChildren: { callIds: ["s1"] } });
+    expect(drafts.at(-1)?.actions?.turnClose).toEqual({ reason: "failed" });
+    expect((drafts[1]!.content as any).response).toMatchObject({ reason: "failed" });
   });
 });
 

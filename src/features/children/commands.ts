@@ -12,7 +12,9 @@ import {
   type CloseReason,
   childResult,
   childWait,
+  liveChildren,
   MAX_NESTING,
+  MAX_OPEN_CHILDREN,
   parseSpawnedBy,
   type SessionOptions,
   SPAWN_TOOL,
@@ -44,7 +46,8 @@ export type ChildrenPort = {
   childIdFor(callId: string): string;
   spawn(input: ChildSpawn): Promise<Result<{ sessionId: string; status: string }>>;
   report(parentId: string, input: ChildReport): Promise<Result<{ acked: true }>>;
-  stop(childId: string): Promise<Result<unknown>>;
+  /** Stops the call's child (the same derived id as `childIdFor`). */
+  stop(callId: string): Promise<Result<unknown>>;
 };
 
 /** Retry delay of the outbox after `failures` failed deliveries in a row. */
@@ -59,6 +62,13 @@ export function buildChildSpawn(
   args: { goal: string; tools?: string[] },
 ): { ok: true; spawn: ChildSpawn } | { ok: false; code: string; message: string } {
   const s = rt.require();
+  const open = liveChildren(s.children, call.callId);
+  if (open >= MAX_OPEN_CHILDREN)
+    return {
+      ok: false,
+      code: "too_many_children",
+      message: `a session has at most ${MAX_OPEN_CHILDREN} sub-sessions that have not reported; this one has ${open}`,
+    };
   const depth = (s.children?.spawnedBy?.depth ?? 0) + 1;
   if (depth > MAX_NESTING)
     return {
@@ -101,11 +111,15 @@ export async function spawnChild(
   if (!port) return { status: "error", response: { code: "unavailable", message: "sub-sessions are not available" } };
   const built = buildChildSpawn(rt, call, args);
   if (!built.ok) return { status: "error", response: { code: built.code, message: built.message } };
-  const r = await port.spawn(built.spawn);
-  // A refused create is an answer the model reads; a create that threw is retried by the wait.
-  if (!r.ok) return { status: "error", response: { code: r.error.code, message: r.error.message } };
-  rt.attachedChildren.add(call.callId);
-  return { status: "ok", response: { sessionId: r.value.sessionId }, awaitChild: true };
+  // A refused create is an answer the model reads. A create that threw may have reached the
+  // child or not: the call stays dispatched and the wait sends the idempotent create again.
+  const r = await port.spawn(built.spawn).catch((err: unknown) => {
+    console.error("highwater: creating a sub-session failed; the wait retries it", err);
+    return null;
+  });
+  if (r && !r.ok) return { status: "error", response: { code: r.error.code, message: r.error.message } };
+  if (r) rt.attachedChildren.add(call.callId);
+  return { status: "ok", response: { sessionId: r?.value.sessionId ?? null }, awaitChild: true };
 }
 
 /**
@@ -114,20 +128,29 @@ export async function spawnChild(
  * still yields its one child. True when every child is attached.
  */
 export async function reattachChildren(rt: RuntimeCtx, calls: CallState[]): Promise<boolean> {
-  let ok = true;
   for (const call of calls) {
     if (rt.attachedChildren.has(call.callId)) continue;
     const tool = getTool(SPAWN_TOOL)!;
     const parsed = parseToolArgs(tool, call.args);
     if (!parsed.ok) continue;
-    try {
-      const r = await spawnChild(rt, call, parsed.args as { goal: string; tools?: string[] });
-      if (!r.awaitChild) ok = false;
-    } catch {
-      ok = false;
-    }
+    const r = await spawnChild(rt, call, parsed.args as { goal: string; tools?: string[] });
+    // A create refused now (the child cannot be made) is the call's answer, as at its dispatch.
+    const turn = rt.summary?.openTurn;
+    if (!r.awaitChild && turn && stillAwaits(rt, call.callId))
+      rt.commit([
+        responseDraft(
+          call,
+          { turnId: turn.turnId, runId: turn.runId, invocationId: call.invocationId },
+          r.status,
+          r.response,
+        ),
+      ]);
   }
-  return ok;
+  return calls.every((c) => rt.attachedChildren.has(c.callId) || !stillAwaits(rt, c.callId));
+}
+
+function stillAwaits(rt: RuntimeCtx, callId: string): boolean {
+  return rt.summary?.children?.awaiting.some((w) => w.callId === callId) ?? false;
 }
 
 /**
@@ -215,9 +238,9 @@ export async function deliverChildrenWork(rt: RuntimeCtx): Promise<boolean> {
   const stops = rt.summary?.children?.stops ?? [];
   const acked: string[] = [];
   for (const callId of stops) {
-    const r = await port.stop(port.childIdFor(callId)).catch(() => null);
-    // A child never written has nothing to stop.
-    if (r?.ok || (r && !r.ok && r.error.code === "not_found")) acked.push(callId);
+    const r = await port.stop(callId).catch(() => null);
+    // Only the child's own answer acknowledges; a `not_found` is retried, never taken as done.
+    if (r?.ok) acked.push(callId);
   }
   if (acked.length > 0) rt.commit([hidden({}, { childStopAcked: { callIds: acked } })]);
   if (acked.length < stops.length) done = false;
@@ -236,11 +259,6 @@ function reportResult(rt: RuntimeCtx, c: ChildrenState): string | null {
   }
   const turnId = c.report?.turnId;
   return childResult(rt.deps.store.readFrom(c.goalTurnSeq ?? 1).filter((e) => e.turnId === turnId));
-}
-
-/** The stop's addition (CONTRACT §7.31): which children to stop, in the stop's own block. */
-export function stopChildrenDraft(base: Base, callIds: string[]): EventDraft {
-  return hidden(base, { stopChildren: { callIds } });
 }
 
 /** Whether the open turn still waits for a child (a report may have arrived during an await). */

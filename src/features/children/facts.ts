@@ -11,6 +11,9 @@ export const SPAWN_TOOL = "spawn_session";
 /** CONTRACT §7.31: a root session is depth 0; its children 1; nothing deeper than 5. */
 export const MAX_NESTING = 5;
 
+/** docs/API.md#sub-sessions: at most this many children that have not reported, per session. */
+export const MAX_OPEN_CHILDREN = 32;
+
 /** Who spawned a child session, recorded in its seq 1 (`stateDelta.session.spawnedBy`). */
 export type SpawnedBy = { sessionId: string; callId: string; depth: number };
 
@@ -95,6 +98,17 @@ export function childWait(
 ): { runId: string; waitId: string; kind: "child"; callId: string } | null {
   const first = s?.awaiting[0];
   return first ? { runId: first.runId, waitId: `child:${first.callId}`, kind: "child", callId: first.callId } : null;
+}
+
+/**
+ * The children that have not reported, other than `exceptCallId`'s: the open turn's spawns still
+ * waiting and the children a stop has not reached yet (a stopped child is still at work until then).
+ */
+export function liveChildren(s: ChildrenState | undefined, exceptCallId?: string): number {
+  if (!s) return 0;
+  const ids = new Set([...s.awaiting.map((w) => w.callId), ...s.stops]);
+  if (exceptCallId !== undefined) ids.delete(exceptCallId);
+  return ids.size;
 }
 
 /** Whether the session has outbox work for its alarm: a report to its parent or stops of its children. */

@@ -174,7 +174,13 @@ function resolveEvent(e: Event, resolve: (v: unknown) => unknown): Event {
  */
 export function createFork(
   rt: RuntimeCtx,
-  input: { id: string; source: ForkSource; owner: string; archive: { text: string; mediaType: string }[] },
+  input: {
+    id: string;
+    source: ForkSource;
+    owner: string;
+    archive: { text: string; mediaType: string }[];
+    directoryId?: string;
+  },
 ): Session {
   if (rt.summary) throw new ApiError("conflict", "session already exists");
   const { source } = input;
@@ -185,6 +191,7 @@ export function createFork(
     model: source.model,
     forkedFrom: source.forkedFrom,
     owner: input.owner,
+    ...(input.directoryId ? { directoryId: input.directoryId } : {}),
   };
   // Archive first (each blob read back and checked), placeholders second.
   for (const a of input.archive) rt.deps.store.blobs.put(a.text, a.mediaType);

@@ -4,7 +4,7 @@ import { readJson } from "../../http/body";
 import { createRegistered, mintSessionId } from "../../http/create-session";
 import { resource } from "../../http/routing";
 import { type Jurisdiction, parseInput } from "../../http/schemas";
-import { callerOf, directoryOf, type EdgeApp } from "../../http/types";
+import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "../../http/types";
 import type { Session } from "../../projections";
 import type { ForkSource } from "./commands";
 
@@ -29,7 +29,12 @@ export function forkRoutes(app: EdgeApp): void {
       const directory = directoryOf(c.env, c.get("principal"));
       const session = await createRegistered<Session>({
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () => stub.createFork(callerOf(c), { source }),
+        // A fork is a session like any other: it records its owner's directory, for its children.
+        create: () =>
+          stub.createFork(callerOf(c), {
+            source,
+            directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
+          }),
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

@@ -4,6 +4,7 @@
  * commits drafts and says whether the loop has work.
  */
 import type { EventDraft } from "../../log";
+import { sessionWait } from "../../projections";
 import type { RuntimeCtx } from "../../runtime/deps";
 import { ApiError } from "../../runtime/errors";
 import type { SqlLike } from "../../storage/sql";
@@ -64,20 +65,24 @@ export function triggersOf(
 
 /**
  * One page of runs, newest first (docs/API.md#paging): `next` is the `before` of the next page.
- * The open turn's run shows `waiting` with its `waitId` while a wait holds it.
+ * The open turn's run shows `waiting` with its `waitId` while a wait holds it: a `wait_for`, the
+ * step budget or a child at work (the session's own `wait`, docs/API.md#sub-sessions).
  */
 export function runsOf(
   rt: RuntimeCtx,
   sql: SqlLike,
   page: { before: number | null; limit: number },
 ): { runs: Run[]; next?: string } {
-  const turn = rt.require().openTurn;
-  const wait = turn?.wait;
+  const s = rt.require();
+  const turn = s.openTurn;
+  const wait = sessionWait(s);
   const found = listRuns(sql, page.before, page.limit + 1);
   const rowsOfPage = found.slice(0, page.limit);
   return {
     runs: rowsOfPage.map((r) =>
-      wait && r.turnId === turn.turnId ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId } : toRun(r),
+      wait && turn && r.turnId === turn.turnId
+        ? { ...toRun(r), state: "waiting" as const, waitId: wait.waitId }
+        : toRun(r),
     ),
     ...(found.length > page.limit ? { next: String(rowsOfPage.at(-1)!.seq) } : {}),
   };
