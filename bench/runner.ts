@@ -22,28 +22,48 @@ import { Bench, log, RUNS, scratchDir } from "./lib/bench";
 import { startBenchWorker } from "./lib/procs";
 import { Table } from "./lib/stats";
 import { REPO_ROOT } from "./lib/wrangler";
-import { reportAppend, runAppend, STORAGE_RUNS } from "./suites/append";
-import { bytesFigures, reportBytes, tenMiBPeaks } from "./suites/bytes";
-import { bundleSize, reportColdStart, runColdStart } from "./suites/cold";
-import { reportCommit, runCommit } from "./suites/commit";
-import { type ColdMemory, coldMemory, reportContext, runContext } from "./suites/context";
-import { reportEdge, runEdge } from "./suites/edge";
-import { reportFanout, runFanout, runStorm } from "./suites/fanout";
-import { reportFork, runFork } from "./suites/fork";
-import { reportChat, runChat } from "./suites/chat";
-import { reportMcp, runMcp } from "./suites/mcp";
-import { reportOverhead, runOverhead } from "./suites/overhead";
+import { type AppendResults, reportAppend, runAppend, STORAGE_RUNS } from "./suites/append";
+import { type BytesResults, bytesFigures, reportBytes, tenMiBPeaks } from "./suites/bytes";
+import { bundleSize, type ColdStart, reportColdStart, runColdStart } from "./suites/cold";
+import { type CommitResults, reportCommit, runCommit } from "./suites/commit";
+import { type ColdMemory, type ContextResults, coldMemory, reportContext, runContext } from "./suites/context";
+import { type EdgeResults, reportEdge, runEdge } from "./suites/edge";
+import { type FanoutResults, reportFanout, runFanout, runStorm, type StormResults } from "./suites/fanout";
+import { type ForkResults, reportFork, runFork } from "./suites/fork";
+import { type ChatResults, reportChat, runChat } from "./suites/chat";
+import { type McpResults, reportMcp, runMcp } from "./suites/mcp";
+import { type OverheadResults, reportOverhead, runOverhead } from "./suites/overhead";
 import { runProfiles } from "./suites/profile";
-import { reportReads, runReads } from "./suites/reads";
-import { reportRestart, runRestart } from "./suites/restart";
-import { reportSteps, runSteps } from "./suites/steps";
-import { reportTakeover, runTakeover } from "./suites/takeover";
+import { type ReadsResults, reportReads, runReads } from "./suites/reads";
+import { type RestartResults, reportRestart, runRestart } from "./suites/restart";
+import { reportSteps, runSteps, type StepResults } from "./suites/steps";
+import { reportTakeover, runTakeover, type TakeoverResults } from "./suites/takeover";
 
 /** Suites on the bench Worker (bench/worker/), in the order they run, then those on the real app. */
 const WORKER_SUITES = ["append", "commit", "context", "steps", "overhead", "takeover", "cold", "reads", "fork", "bytes"];
 const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat"];
 /** A suite whose targets compare with another suite's figures runs that one too: the peer stays in the run. */
 const NEEDS: Record<string, string[]> = { commit: ["append"], overhead: ["steps"], cold: ["context", "takeover"] };
+
+type Results = Partial<{
+  append: AppendResults;
+  commit: CommitResults;
+  context: ContextResults;
+  steps: StepResults;
+  overhead: OverheadResults;
+  takeover: TakeoverResults;
+  coldStart: ColdStart;
+  coldMemory: ColdMemory;
+  reads: ReadsResults;
+  fork: ForkResults;
+  bytes: BytesResults;
+  restart: RestartResults;
+  fanout: FanoutResults[];
+  storm: StormResults;
+  edge: EdgeResults;
+  mcp: McpResults;
+  chat: ChatResults;
+}>;
 
 function selected(): Set<string> {
   const only = process.env.HW_BENCH_ONLY;
@@ -69,7 +89,7 @@ export async function main(): Promise<void> {
   const started = Date.now();
   const load0 = loadavg();
   const table = new Table();
-  const r: Record<string, unknown> = {};
+  const r: Results = {};
   let restarts = 0;
   log(`${cpus().length} CPUs, load ${load0.map((l) => l.toFixed(1)).join(" ")}; suites: ${[...want].join(", ")}`);
 
@@ -99,31 +119,30 @@ export async function main(): Promise<void> {
       await bench.srv.stop();
       rmSync(persistTo, { recursive: true, force: true });
     }
-    const x = r as Record<string, never>;
-    if (x.append) reportAppend(x.append, table);
-    if (x.commit) reportCommit(x.commit, x.append, table);
-    if (x.steps) reportSteps(x.steps, table);
-    if (x.overhead) reportOverhead(x.overhead, x.steps, table);
-    if (x.takeover) reportTakeover(x.takeover, cold, table);
-    if (x.context) reportContext(x.context, cold, table);
-    if (x.reads) reportReads(x.reads, table);
-    if (x.fork) reportFork(x.fork, table);
+    if (r.append) reportAppend(r.append, table);
+    if (r.commit && r.append) reportCommit(r.commit, r.append, table);
+    if (r.steps) reportSteps(r.steps, table);
+    if (r.overhead && r.steps) reportOverhead(r.overhead, r.steps, table);
+    if (r.takeover) reportTakeover(r.takeover, cold, table);
+    if (r.context) reportContext(r.context, cold, table);
+    if (r.reads) reportReads(r.reads, table);
+    if (r.fork) reportFork(r.fork, table);
   }
-  if (want.has("restart")) reportRestart((r.restart = await runRestart()) as never, table);
+  if (want.has("restart")) reportRestart((r.restart = await runRestart()), table);
   if (want.has("fanout")) {
     r.fanout = await runFanout();
     r.storm = await runStorm(small ? 10 : 50);
-    reportFanout(r.fanout as never, r.storm as never, table);
+    reportFanout(r.fanout, r.storm, table);
   }
-  if (want.has("edge")) reportEdge((r.edge = await runEdge(small ? 1 : 5)) as never, table);
-  if (want.has("mcp")) reportMcp((r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60)) as never, table);
-  if (want.has("chat")) reportChat((r.chat = await runChat(small ? 10 : 100)) as never, table);
-  if (want.has("cold")) {
+  if (want.has("edge")) reportEdge((r.edge = await runEdge(small ? 1 : 5)), table);
+  if (want.has("mcp")) reportMcp((r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60)), table);
+  if (want.has("chat")) reportChat((r.chat = await runChat(small ? 10 : 100)), table);
+  if (r.coldStart) {
     // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
-    Object.assign(r.coldStart as object, bundleSize());
-    reportColdStart(r.coldStart as never, table);
+    Object.assign(r.coldStart, bundleSize());
+    reportColdStart(r.coldStart, table);
   }
-  if (r.bytes) reportBytes(r.bytes as never, table);
+  if (r.bytes) reportBytes(r.bytes, table);
 
   const seconds = (Date.now() - started) / 1000;
   const result = {

@@ -6,13 +6,13 @@
  * the bytes of a /transcript and /files page.
  */
 
-import { EventStore } from "../src/log";
-import type { ModelConfig } from "../src/model";
-import { buildModelMessages, buildTranscript } from "../src/projections";
-import { replaySocket, SessionObject, type SocketAttachment } from "../src/session";
-import { applyMigrations } from "../src/storage";
-import { BUILTIN_TOOLS, listFiles, serializeToolResponse, type ToolContext } from "../src/tools";
-import { countingSql, offloadedLogDrafts } from "../test/do/bounded-log";
+import { EventStore } from "../../src/log";
+import type { ModelConfig } from "../../src/model";
+import { buildModelMessages, buildTranscript } from "../../src/projections";
+import { replaySocket, SessionObject, type SocketAttachment } from "../../src/session";
+import { applyMigrations } from "../../src/storage";
+import { BUILTIN_TOOLS, listFiles, serializeToolResponse, type ToolContext } from "../../src/tools";
+import { countingSql, offloadedLogDrafts } from "../lib/bounded-log";
 import {
   legacyAppendBody,
   legacyArchivePage,
