@@ -24,13 +24,13 @@ import { Table } from "./lib/stats";
 import { REPO_ROOT } from "./lib/wrangler";
 import { type AppendResults, reportAppend, runAppend, STORAGE_RUNS } from "./suites/append";
 import { type BytesResults, bytesFigures, reportBytes, tenMiBPeaks } from "./suites/bytes";
+import { type ChatResults, reportChat, runChat } from "./suites/chat";
 import { bundleSize, type ColdStart, reportColdStart, runColdStart } from "./suites/cold";
 import { type CommitResults, reportCommit, runCommit } from "./suites/commit";
 import { type ColdMemory, type ContextResults, coldMemory, reportContext, runContext } from "./suites/context";
 import { type EdgeResults, reportEdge, runEdge } from "./suites/edge";
 import { type FanoutResults, reportFanout, runFanout, runStorm, type StormResults } from "./suites/fanout";
 import { type ForkResults, reportFork, runFork } from "./suites/fork";
-import { type ChatResults, reportChat, runChat } from "./suites/chat";
 import { type McpResults, reportMcp, runMcp } from "./suites/mcp";
 import { type OverheadResults, reportOverhead, runOverhead } from "./suites/overhead";
 import { runProfiles } from "./suites/profile";
@@ -40,7 +40,18 @@ import { reportSteps, runSteps, type StepResults } from "./suites/steps";
 import { reportTakeover, runTakeover, type TakeoverResults } from "./suites/takeover";
 
 /** Suites on the bench Worker (bench/worker/), in the order they run, then those on the real app. */
-const WORKER_SUITES = ["append", "commit", "context", "steps", "overhead", "takeover", "cold", "reads", "fork", "bytes"];
+const WORKER_SUITES = [
+  "append",
+  "commit",
+  "context",
+  "steps",
+  "overhead",
+  "takeover",
+  "cold",
+  "reads",
+  "fork",
+  "bytes",
+];
 const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat"];
 /** A suite whose targets compare with another suite's figures runs that one too: the peer stays in the run. */
 const NEEDS: Record<string, string[]> = { commit: ["append"], overhead: ["steps"], cold: ["context", "takeover"] };
@@ -128,15 +139,19 @@ export async function main(): Promise<void> {
     if (r.reads) reportReads(r.reads, table);
     if (r.fork) reportFork(r.fork, table);
   }
-  if (want.has("restart")) reportRestart((r.restart = await runRestart()), table);
+  if (want.has("restart")) r.restart = await runRestart();
   if (want.has("fanout")) {
     r.fanout = await runFanout();
     r.storm = await runStorm(small ? 10 : 50);
-    reportFanout(r.fanout, r.storm, table);
   }
-  if (want.has("edge")) reportEdge((r.edge = await runEdge(small ? 1 : 5)), table);
-  if (want.has("mcp")) reportMcp((r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60)), table);
-  if (want.has("chat")) reportChat((r.chat = await runChat(small ? 10 : 100)), table);
+  if (want.has("edge")) r.edge = await runEdge(small ? 1 : 5);
+  if (want.has("mcp")) r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60);
+  if (want.has("chat")) r.chat = await runChat(small ? 10 : 100);
+  if (r.restart) reportRestart(r.restart, table);
+  if (r.fanout && r.storm) reportFanout(r.fanout, r.storm, table);
+  if (r.edge) reportEdge(r.edge, table);
+  if (r.mcp) reportMcp(r.mcp, table);
+  if (r.chat) reportChat(r.chat, table);
   if (r.coldStart) {
     // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
     Object.assign(r.coldStart, bundleSize());

@@ -10,9 +10,9 @@
  * own allocations are in it too).
  */
 import { rmSync } from "node:fs";
-import { makePersistDir } from "../lib/wrangler";
 import { type BenchServer, memory, resetPeak, startBenchWorker } from "../lib/procs";
 import type { Report } from "../lib/stats";
+import { makePersistDir } from "../lib/wrangler";
 
 const MB = 1024 * 1024;
 const RESULT_BYTES = 400 * 1024;
@@ -120,7 +120,6 @@ export async function bytesFigures(b: Caller): Promise<BytesResults> {
     pages,
   };
 }
-
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const x = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(2));

@@ -14,8 +14,8 @@
  */
 import WebSocket from "ws";
 import { HighwaterClient, type WebSocketConstructor } from "../../src/client";
-import { scratchDir, TOKEN } from "../lib/bench";
 import { benchAppConfig } from "../lib/app-config";
+import { scratchDir, TOKEN } from "../lib/bench";
 import { QUIET_WRANGLER_ENV } from "../lib/procs";
 import { clientFor } from "../lib/sockets";
 import { fmt, percentile, type Report, stat } from "../lib/stats";

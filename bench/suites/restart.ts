@@ -3,15 +3,16 @@
  * mid-stream, kill -9 of the process group, a restart on the same --persist-to, and the time until
  * the fake provider receives the continued call; driven through the typed client.
  */
+
+import { rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { rmSync } from "node:fs";
-import { log, RUNS, scratchDir, sleep, TOKEN } from "../lib/bench";
 import { benchAppConfig } from "../lib/app-config";
+import { log, RUNS, scratchDir, sleep, TOKEN } from "../lib/bench";
 import { type FakeOpenAI, startFakeOpenAI } from "../lib/fake-openai";
 import { QUIET_WRANGLER_ENV } from "../lib/procs";
 import { clientFor } from "../lib/sockets";
-import { fmt, type Report, span, type Stat, stat } from "../lib/stats";
+import { fmt, type Report, type Stat, span, stat } from "../lib/stats";
 import { freePort, startWrangler } from "../lib/wrangler";
 
 /** Polls /healthz every 20 ms until it answers 200: the moment a (re)started app is ready. */

@@ -76,11 +76,7 @@ export async function runTakeover(b: Bench): Promise<TakeoverResults> {
 }
 
 /** Takeover rows; the targets fail on a takeover over 100 ms or a peak of 32 MB or more. */
-export function reportTakeover(
-  takeR: TakeoverResults,
-  cold: ColdMemory | null,
-  { info, target }: Report,
-): void {
+export function reportTakeover(takeR: TakeoverResults, cold: ColdMemory | null, { info, target }: Report): void {
   // recovery on the real path (item 5)
   for (const mode of ["warm", "cold"] as const) {
     const t = takeR[mode];

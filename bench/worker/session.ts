@@ -17,6 +17,7 @@ import {
   openTurn,
 } from "./fixtures";
 import { appendDrafts } from "./log";
+import { forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
 import { type Counter, filler, installRowCounter, MODEL, POOL, type RowCount, takeCount } from "./rows";
 
 /** The principal the bench session objects are created for and read by. */
@@ -416,6 +417,35 @@ export class BenchSession extends SessionObject {
 
   benchAbort(): void {
     this.ctx.abort("bench: fresh instance");
+  }
+
+  /** Runs `fn` with this object's SQL counted. */
+  async #counted<T>(fn: () => Promise<T> | T): Promise<{ value: T; rows: RowCount }> {
+    this.#quiet();
+    this.#counter.on = true;
+    try {
+      const value = await fn();
+      return { value, rows: takeCount(this.#counter, false) };
+    } finally {
+      this.#quiet();
+    }
+  }
+
+  /** The bounded reads of bench/worker/reads.ts, on this object. */
+  async benchReads(op: "seed" | "page" | "forkSource" | "suffix" | "fork", ...args: unknown[]): Promise<unknown> {
+    const host: ReadHost = {
+      session: this,
+      caller: BENCH_CALLER,
+      sessions: (this.env as Env & { SESSIONS: DurableObjectNamespace }).SESSIONS,
+      runtime: () => this.#runtime(),
+      counted: (fn) => this.#counted(fn),
+    };
+    const [a, b, c] = args as [never, never, never];
+    if (op === "seed") return seedWork(host, a, b, c);
+    if (op === "page") return readPage(host, a, b);
+    if (op === "forkSource") return forkSourceRead(host, a);
+    if (op === "suffix") return suffixReads(host);
+    return wholeFork(host, a);
   }
 
   benchEmpty(): null {
