@@ -2,7 +2,7 @@
  * Socket clients for the bench on the product's typed client (src/client). Each client's
  * WebSocket records every `event` frame as the server sent it, with the moment it arrived,
  * before the client's own cursor drops a replayed event: so a duplicate or a gap the server
- * sends still shows in what a check reads (docs/API.md#websocket).
+ * sends still shows in what a check reads (docs/API.md#live-updates-over-a-websocket).
  */
 import WebSocket from "ws";
 import { type Connection, type Event, HighwaterClient, type WebSocketConstructor } from "../../src/client";

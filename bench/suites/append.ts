@@ -1,5 +1,5 @@
 /**
- * The append contest (docs/design.md#storage): our `EventStore.append` against the physical limit
+ * The append contest (docs/design.md#3-storage): our `EventStore.append` against the physical limit
  * (a raw INSERT of the same bytes, with and without the chain hash) and the `agents` Sessions peer,
  * interleaved in one workerd at 1k, 10k and 100k events; plus reads of the tail, where an append's
  * time goes, and one Worker → object RPC. Costs are CPU time of workerd per operation.

@@ -1,5 +1,5 @@
 /**
- * The chat stream's cost (docs/API.md#chat): for the same commit, when does the first UI part it
+ * The chat stream's cost (docs/API.md#chat-ai-sdk-ui-message-stream): for the same commit, when does the first UI part it
  * becomes reach a `useChat` client (`DefaultChatTransport` over `POST /v1/chat`, through the
  * Worker's socket to the object), against the WebSocket `event` frame a program connected straight
  * to the session gets (the typed client)? Both run side by side in this process on the same turns,

@@ -1,5 +1,5 @@
 /**
- * Cold start (docs/design.md#recovery): the Worker bundle as deployed, gzipped, and a cold object's
+ * Cold start (docs/design.md#5-recovery): the Worker bundle as deployed, gzipped, and a cold object's
  * constructor + migrations + first getSession at 1k and 100k events.
  */
 import { execFileSync } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * The commit path against its peers (docs/design.md#storage): `SessionRuntime.commit` per event
+ * The commit path against its peers (docs/design.md#3-storage): `SessionRuntime.commit` per event
  * (append + summary + meta) against `agents` Sessions.appendMessage measured in the append contest
  * of the same run, and a whole turn of ours against `@cloudflare/ai-chat`'s persistMessages of
  * the same turn at 100, 1,000 and 5,000 messages.

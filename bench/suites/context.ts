@@ -1,6 +1,6 @@
 /**
- * The context build after a compaction and the recovery plan's reads (docs/design.md#context,
- * docs/design.md#recovery) on sessions of 1k, 10k and 100k events, each on a fresh instance; and
+ * The context build after a compaction and the recovery plan's reads (docs/design.md#6-context-budget-compaction-offload,
+ * docs/design.md#5-recovery) on sessions of 1k, 10k and 100k events, each on a fresh instance; and
  * the peak memory of a cold wake on a freshly started workerd.
  */
 import { type Bench, log, MB, measure, type RowCount, sleep } from "../lib/bench";

@@ -1,5 +1,5 @@
 /**
- * The edge (docs/API.md#sessions, docs/API.md#events), each with its peer in the same run, driven
+ * The edge (docs/API.md#sessions, docs/API.md#reading-a-session), each with its peer in the same run, driven
  * through the typed client:
  *
  * 1. ownership: 1 token, 200 sessions, concurrent `GET /v1/sessions/:id`, with the old path

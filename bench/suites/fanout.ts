@@ -1,5 +1,5 @@
 /**
- * WebSocket fan-out and the reconnect storm on the real app (docs/API.md#websocket), driven
+ * WebSocket fan-out and the reconnect storm on the real app (docs/API.md#live-updates-over-a-websocket), driven
  * through the typed client: commit → client latency for 1 session × 50 clients and 20 × 5, every
  * event delivered in order; then 50 clients that drop their socket mid-turn and reconnect with
  * `after=`, each ending with every event exactly once (checked on the frames the server sent).

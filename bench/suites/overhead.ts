@@ -1,7 +1,7 @@
 /**
  * What the runtime adds per agent step (answer committed → next request sent), on sessions of 1k,
  * 10k and 100k events and with 3 or 300 offloaded results since the checkpoint
- * (docs/design.md#run-loop); and what a step costs in dollars at Cloudflare's prices.
+ * (docs/design.md#4-the-run-loop); and what a step costs in dollars at Cloudflare's prices.
  */
 import { type Bench, fillShaped, log } from "../lib/bench";
 import { fmt, percentile, type Report, span } from "../lib/stats";

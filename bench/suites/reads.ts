@@ -1,5 +1,5 @@
 /**
- * Bounded reads (docs/design.md#storage): what one read costs must follow what it returns, not
+ * Bounded reads (docs/design.md#3-storage): what one read costs must follow what it returns, not
  * the log. Rows SQLite read (and the reply's size) for the fork source at `throughSeq` against the
  * head, the open turn's suffix re-read on each alarm, and first pages of runs, triggers and a
  * record's entries, each against the same read on a smaller log or table in the same run.

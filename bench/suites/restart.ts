@@ -1,5 +1,5 @@
 /**
- * Restart (docs/design.md#recovery): the real app under `wrangler dev`, a model call hanging
+ * Restart (docs/design.md#5-recovery): the real app under `wrangler dev`, a model call hanging
  * mid-stream, kill -9 of the process group, a restart on the same --persist-to, and the time until
  * the fake provider receives the continued call; driven through the typed client.
  */

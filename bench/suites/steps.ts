@@ -1,5 +1,5 @@
 /**
- * A durable step against Restate (docs/design.md#run-loop): 50 no-op tool calls in one model
+ * A durable step against Restate (docs/design.md#4-the-run-loop): 50 no-op tool calls in one model
  * answer on our side, 50 `ctx.run` no-ops in one invocation on a local restate-server, interleaved
  * per run; per step = (n steps − 0 steps) / n, so the fixed cost of a turn cancels on both sides.
  */

@@ -1,5 +1,5 @@
 /**
- * The takeover on the real path (docs/design.md#recovery): a 100k-event session with an open turn
+ * The takeover on the real path (docs/design.md#5-recovery): a 100k-event session with an open turn
  * of 2,000 events and 50 offloads, its instance dropped; from the new instance's constructor to
  * the continued model request, with the summary cache warm or cold; rows, bytes and peak memory.
  */

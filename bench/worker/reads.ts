@@ -1,5 +1,5 @@
 /**
- * Bounded reads (docs/design.md#storage): what one page or one delivery reads, counted in the
+ * Bounded reads (docs/design.md#3-storage): what one page or one delivery reads, counted in the
  * object's SQL (rows SQLite read, bytes handed to JS) and the size of the reply, for the
  * fork source at `throughSeq` and at the head, the open turn's suffix re-read on each alarm, a
  * page of runs, of triggers and of a record's entries; and a whole fork of a large session.
