@@ -86,24 +86,27 @@ export async function forkSourceRead(h: ReadHost, throughSeq: number) {
 }
 
 /**
- * The open turn's suffix as each alarm reads it (a 1 s trigger during a pending approval wakes
- * the turn every second): read once, then after one more hidden event, on one runtime.
+ * The open turn's suffix as each alarm reads it: a 1 s trigger during a pending approval wakes the
+ * turn every second and adds hidden events behind its last model request. `backlog` of them are
+ * committed first; then the suffix is read, one more is committed, and it is read again.
  */
-export async function suffixReads(h: ReadHost) {
+export async function suffixReads(h: ReadHost, backlog: number) {
   const { runtime } = h.runtime();
   const turn = runtime.summary?.openTurn;
   if (!turn) throw new Error("suffixReads: no open turn");
-  const first = await h.counted(() => runtime.turnSuffix().length);
-  const callId = `call_${crypto.randomUUID()}`;
-  runtime.commit([
-    {
-      author: "runtime",
-      modelVisibility: "hidden",
+  const hidden = () => {
+    const callId = `call_${crypto.randomUUID()}`;
+    return {
+      author: "runtime" as const,
+      modelVisibility: "hidden" as const,
       turnId: turn.turnId,
       runId: turn.runId,
-      actions: { toolDispatch: { callId, tool: "list_files", effect: "read", idempotencyKey: `k:${callId}` } },
-    },
-  ]);
+      actions: { toolDispatch: { callId, tool: "list_files", effect: "read" as const, idempotencyKey: `k:${callId}` } },
+    };
+  };
+  for (let i = 0; i < backlog; i += 100) runtime.commit(Array.from({ length: Math.min(100, backlog - i) }, hidden));
+  const first = await h.counted(() => runtime.turnSuffix().length);
+  runtime.commit([hidden()]);
   const again = await h.counted(() => runtime.turnSuffix().length);
   return { suffixEvents: first.value, first: first.rows, again: again.rows };
 }

@@ -444,7 +444,7 @@ export class BenchSession extends SessionObject {
     if (op === "seed") return seedWork(host, a, b, c);
     if (op === "page") return readPage(host, a, b);
     if (op === "forkSource") return forkSourceRead(host, a);
-    if (op === "suffix") return suffixReads(host);
+    if (op === "suffix") return suffixReads(host, a);
     return wholeFork(host, a);
   }
 
