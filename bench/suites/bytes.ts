@@ -2,7 +2,7 @@
  * The runner's side of bench/worker/bytes.ts: bytes out of SQLite per context build, per read_archive
  * page and per /transcript and /files page; the workerd peak RSS for one 10 MiB tool result;
  * the longest stretch /verify and a WebSocket catch-up hold the object. Each against today's
- * code path (bench/legacy.ts) in the same workerd, as a ratio with a target.
+ * code path (bench/worker/legacy.ts) in the same workerd, as a ratio with a target.
  *
  * Peak memory: the workerd process's VmHWM after `clear_refs` 5, minus its RSS just before the
  * call (Linux), on a freshly started workerd per code path, so pages the other path left
