@@ -22,6 +22,9 @@ declare namespace Cloudflare {
     HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;
     RATE_LIMIT_PER_MINUTE?: string;
+    /** docs/API.md#sending-traces-to-a-collector: the OTLP/HTTP collector closed turns' traces go to. */
+    OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+    OTEL_EXPORTER_OTLP_HEADERS?: string;
     /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */
     HW_FAILPOINT?: string;
     HW_FAILPOINT_URL?: string;

@@ -38,6 +38,7 @@ export type { ServerFrame } from "../contract/frames";
 export type * from "../contract/reads";
 export type * from "../contract/records";
 export type * from "../contract/session";
+export type * from "../contract/trace";
 export type * from "../contract/transcript";
 export type * from "../contract/work";
 export * from "./types";

@@ -3,7 +3,7 @@ import type { Caller } from "../session";
 import { normalizeWorkspacePath } from "../tools";
 import { afterAnswer, pageCache, pageKey, storedPage } from "./edge-cache";
 import { resource } from "./routing";
-import { ArchiveQuery, EventsQuery, FilesQuery, parseInput, SHA256, TranscriptQuery } from "./schemas";
+import { ArchiveQuery, EventsQuery, FilesQuery, parseInput, SHA256, TraceQuery, TranscriptQuery } from "./schemas";
 import { parsedBody } from "./turns";
 import { callerOf, type EdgeApp, type EdgeContext } from "./types";
 
@@ -53,6 +53,14 @@ export function readRoutes(app: EdgeApp): void {
       return c.json(
         unwrap(await c.get("session").transcript(callerOf(c), { after: q.after ?? 0, limit: q.limit ?? 200 })),
       );
+    },
+  });
+
+  // docs/API.md#traces: a turn's OpenTelemetry trace, built from the log.
+  resource(app, "/v1/sessions/:id/trace", {
+    GET: async (c) => {
+      const q = parseInput(TraceQuery, c.req.query(), "query");
+      return c.json(unwrap(await c.get("session").turnTrace(callerOf(c), q.turnId ?? null)));
     },
   });
 

@@ -88,6 +88,14 @@ export const FilesQuery = z.strictObject({
   limit: queryInt(1, 1000).optional(),
 });
 
+/** `GET /trace?turnId=`: a turn id as the runtime mints them (a UUID; ids of other shapes are kept to a safe alphabet). */
+export const TraceQuery = z.strictObject({
+  turnId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,200}$/, "expected a turn id")
+    .optional(),
+});
+
 export const WsQuery = z.strictObject({
   after: queryInt(0, Number.MAX_SAFE_INTEGER).optional(),
   ticket: z.string().min(1).max(300).optional(),

@@ -31,6 +31,8 @@ function parseRow(row: EventRow): Event {
 export class EventStore {
   #head: Head | null = null;
   #viewReady = false;
+  /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
+  #suffix: { from: number; events: Event[] } | null = null;
   readonly blobs: BlobStore;
 
   constructor(
@@ -106,6 +108,7 @@ export class EventStore {
       });
     } catch (err) {
       this.#head = null;
+      this.#suffix = null;
       throw err;
     }
   }
@@ -148,9 +151,23 @@ export class EventStore {
     return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map((r) => ({ seq: r.seq, json: serializeRow(r) }));
   }
 
-  /** Events from seq `from` (inclusive) through `through` (default: the head): the suffix the run loop projects. */
+  /**
+   * Events from seq `from` (inclusive) through `through` (default: the head): the suffix the run
+   * loop projects. The last suffix read through the head is kept (docs/design.md#summary): asked
+   * again from the same seq, only the events committed since are read. Callers must not change the events.
+   */
   readFrom(from: number, through = Number.MAX_SAFE_INTEGER): Event[] {
-    return this.#rows("seq >= ? AND seq <= ? ORDER BY seq", from, through).map(parseRow);
+    const head = this.head().highWater;
+    if (through < head) return this.#rows("seq >= ? AND seq <= ? ORDER BY seq", from, through).map(parseRow);
+    const kept = this.#suffix;
+    const last = kept ? (kept.events.at(-1)?.seq ?? kept.from - 1) : 0;
+    if (kept && kept.from === from && last <= head) {
+      if (last < head) for (const r of this.#rows("seq > ? ORDER BY seq", last)) kept.events.push(parseRow(r));
+      return kept.events.slice();
+    }
+    const events = this.#rows("seq >= ? ORDER BY seq", from).map(parseRow);
+    this.#suffix = { from, events };
+    return events.slice();
   }
 
   /**

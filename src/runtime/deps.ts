@@ -25,6 +25,8 @@ export type RuntimeDeps = {
   sql: SqlLike;
   transactionSync: <T>(fn: () => T) => T;
   setAlarm: (at: number) => Promise<void>;
+  /** When the trace-export outbox next needs the alarm (docs/API.md#sending-traces-to-a-collector), or null. */
+  traceExportDue?: () => number | null;
   deleteAlarm: () => Promise<void>;
   providerFor: (model: ModelConfig) => ModelProvider;
   fetch: typeof fetch;

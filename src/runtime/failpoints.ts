@@ -22,7 +22,9 @@ export type FailpointId =
   /** A child session running its goal (after its first tool dispatch). */
   | "F13"
   /** The parent appended a child's report, before the child heard the acknowledgement. */
-  | "F14";
+  | "F14"
+  /** A turn closed (its `turnClose` committed), its trace not yet sent to the collector. */
+  | "F15";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

@@ -329,7 +329,10 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** The due time of everything this object owes a wake-up for. */
   dues(): AlarmDues {
-    return this.#alarm.dues(this.#summary, this.deps.sql, this.now());
+    return {
+      ...this.#alarm.dues(this.#summary, this.deps.sql, this.now()),
+      traceExport: this.deps.traceExportDue?.() ?? null,
+    };
   }
 
   /**

@@ -20,6 +20,9 @@ import {
   triggersOf,
   turnOfRun,
 } from "../runtime";
+import { failpoint } from "../runtime/failpoints";
+import { type ExportConfig, exportConfig } from "../telemetry/export";
+import { exportClosedTurns, readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type ArchivePageReader, pullArchive } from "./fork-archive";
 import { readClientFrame } from "./frames";
 import { type Caller, ownerHash } from "./ownership";
@@ -48,6 +51,8 @@ export type { Parsed } from "./reads";
 export class SessionObject extends DurableObject<Env> {
   #store: EventStore | null = null;
   #runtime: SessionRuntime | null = null;
+  /** The trace collector from the environment, read once (undefined: not read yet). */
+  #exportConfig: ExportConfig | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -65,12 +70,17 @@ export class SessionObject extends DurableObject<Env> {
   /** Migrates and wires the runtime over this object's storage (call inside the seq 1 block for a new one). */
   #open(): SessionRuntime {
     if (this.#runtime) return this.#runtime;
-    const opened = openSession(this.ctx, this.env, {
-      modelProvider: (model) => this.modelProvider(model),
-      onCommit: (events, session) => this.#broadcast(events, session),
-      onDelta: (frame) => this.#sendAll(frame),
-      principal: () => ownerPrincipal(this.ctx.storage.sql),
-    });
+    const opened = openSession(
+      this.ctx,
+      this.env,
+      {
+        modelProvider: (model) => this.modelProvider(model),
+        onCommit: (events, session) => this.#broadcast(events, session),
+        onDelta: (frame) => this.#sendAll(frame),
+        principal: () => ownerPrincipal(this.ctx.storage.sql),
+      },
+      () => traceExportDue(this.ctx.storage.sql, this.traceExporter()?.config ?? null, Date.now()),
+    );
     this.#store = opened.store;
     this.#runtime = opened.runtime;
     return opened.runtime;
@@ -95,6 +105,20 @@ export class SessionObject extends DurableObject<Env> {
     return { runtime, store: this.#store };
   }
 
+  /**
+   * Where closed turns' traces go (docs/API.md#sending-traces-to-a-collector): the collector
+   * configured in the environment and the object's outbound fetch; null when none is set up.
+   */
+  protected traceExporter(): { config: ExportConfig; fetch: typeof fetch } | null {
+    if (this.#exportConfig === undefined) {
+      const config = exportConfig(this.env as unknown as Record<string, unknown>);
+      if (config && "error" in config) console.error(`highwater: trace export is off: ${config.error}`);
+      this.#exportConfig = config && !("error" in config) ? config : null;
+    }
+    const config = this.#exportConfig;
+    return config ? { config, fetch: (i, init) => fetch(i, init) } : null;
+  }
+
   /** The model port for `model` (the bench's subclass answers with a fake in-object model). */
   protected modelProvider(model: ModelConfig): ModelProvider {
     return createConfiguredProvider(this.env, model, (i, init) => fetch(i, init));
@@ -110,6 +134,27 @@ export class SessionObject extends DurableObject<Env> {
     startQueuedRun(runtime, this.ctx.storage.sql);
     await runtime.alarm();
     await this.#afterTurn(runtime);
+    await this.#exportTraces();
+  }
+
+  /** The trace-export outbox: closed turns go to the collector; a refusal is retried by the alarm. */
+  async #exportTraces(): Promise<void> {
+    const exporter = this.traceExporter();
+    if (!exporter) return;
+    const rearm = async () => this.#runtime?.arm();
+    try {
+      await exportClosedTurns({
+        sql: this.ctx.storage.sql,
+        sessionId: this.ctx.id.toString(),
+        ...exporter,
+        now: () => Date.now(),
+        arm: rearm,
+        beforeSend: () => failpoint(this.env, "F15"),
+      });
+    } catch (err) {
+      console.error("highwater: trace export failed", err);
+    }
+    await rearm();
   }
 
   // ---- RPC: every call names its caller and is admitted first (one RPC per request) ------
@@ -234,6 +279,14 @@ export class SessionObject extends DurableObject<Env> {
       const head = store.head();
       const cacheable = !runtime.summary?.options.jurisdiction;
       return { events: store.readAfter(after, limit), ...head, cacheable };
+    });
+  }
+
+  /** `GET /trace`: a turn's OTLP/JSON trace (default: the last closed turn), read from that turn only. */
+  turnTrace(caller: Caller, turnId: string | null) {
+    return asResult(() => {
+      this.#admit(caller);
+      return readTurnTrace(this.ctx.storage.sql, this.ctx.id.toString(), turnId);
     });
   }
 

@@ -25,13 +25,16 @@ export type Hooks = {
 
 export type Opened = { runtime: SessionRuntime; store: EventStore };
 
+/** When the trace-export outbox next needs the alarm (its slot among the runtime's dues). */
+export type TraceExportDue = () => number | null;
+
 /** Whether this object's storage has ever been written (its migrations table exists). Reads only. */
 export function isWritten(sql: SqlStorage): boolean {
   return sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0;
 }
 
 /** Migrates and wires the runtime (call inside the seq 1 block for a new session). */
-export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Opened {
+export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, traceExportDue: TraceExportDue): Opened {
   const sql = ctx.storage.sql;
   const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
   transactionSync(() => applyMigrations(sql));
@@ -51,6 +54,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks): Op
     transactionSync,
     setAlarm: (at) => ctx.storage.setAlarm(at),
     deleteAlarm: () => ctx.storage.deleteAlarm(),
+    traceExportDue,
     // Each provider gets only its own credentials (CONTRACT §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),

@@ -239,3 +239,27 @@ describe("the request view is a cache of the log (docs/design.md#context)", () =
     expect(out.final).toBeGreaterThan(10_000);
   });
 });
+
+describe("the run loop's suffix is read once (docs/design.md#summary)", () => {
+  it("asked again from the same seq, the store reads only the events committed since; the same events as a fresh read", async () => {
+    const out = await inFreshObject("suffix", (state) => {
+      const counted = rowCounting(state.storage.sql);
+      const store = new EventStore(counted.sql, "s-suffix", (fn) => state.storage.transactionSync(fn));
+      store.append(Array.from({ length: 300 }, (_, i) => note(i)));
+      const first = store.readFrom(100).length;
+      store.append([note(300), note(301)]);
+      const before = counted.rowsRead();
+      const again = store.readFrom(100);
+      const rows = counted.rowsRead() - before;
+      const fresh = new EventStore(state.storage.sql, "s-suffix", (fn) => state.storage.transactionSync(fn)).readFrom(
+        100,
+      );
+      return { first, rows, same: JSON.stringify(again) === JSON.stringify(fresh), length: again.length };
+    });
+    expect(out.first).toBe(201);
+    expect(out.length).toBe(203);
+    expect(out.same).toBe(true);
+    // The two new rows (and the head lookup), not the 203 of the suffix.
+    expect(out.rows).toBeLessThan(10);
+  });
+});
