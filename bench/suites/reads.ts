@@ -1,17 +1,20 @@
 /**
  * Bounded reads (docs/design.md#3-storage): what one read costs must follow what it returns, not
  * the log. Rows SQLite read (and the reply's size) for the fork source at `throughSeq` against the
- * head, the open turn's suffix re-read on each alarm, and first pages of runs, triggers and a
- * record's entries, each against the same read on a smaller log or table in the same run.
+ * head, the open turn's suffix re-read on each alarm, a child's report per delivery, and first
+ * pages of runs, triggers and a record's entries, each against the same read on a smaller log or
+ * table in the same run.
  */
 import { type Bench, fillShaped, log, type RowCount } from "../lib/bench";
 import { fmt, type Report } from "../lib/stats";
 
+type ChildRead = { goalEvents: number; attempts: number; rows: RowCount; delivered: boolean };
 type PageRead = { rows: RowCount; replyBytes: number; items: number };
 type ForkRead = { throughSeq: number; head: number; rows: RowCount; replyBytes: number; archiveBlobs: number };
 export type ReadsResults = {
   forkSource: { small: ForkRead; large: ForkRead; head: ForkRead };
   suffix: { suffixEvents: number; first: RowCount; again: RowCount };
+  child: { small: ChildRead; large: ChildRead };
   runs: { small: PageRead; large: PageRead; sizes: [number, number] };
   triggers: { small: PageRead; large: PageRead; sizes: [number, number] };
   records: { small: PageRead; large: PageRead; sizes: [number, number] };
@@ -41,6 +44,10 @@ export async function runReads(b: Bench): Promise<ReadsResults> {
   const head = await reads<ForkRead>(LARGE.name, "forkSource", 0);
   // 600 hidden events behind the last model request: ten minutes of a 1 s trigger.
   const suffix = await reads<ReadsResults["suffix"]>(LARGE.name, "suffix", 600);
+  const child = {
+    small: await reads<ChildRead>("child-500", "child", 500),
+    large: await reads<ChildRead>("child-5000", "child", 5_000),
+  };
   const runs = { small: await page(SMALL.name, "runs"), large: await page(LARGE.name, "runs") };
 
   // Triggers and entries: a page of 50 out of 60, then out of 600, on one session.
@@ -55,6 +62,7 @@ export async function runReads(b: Bench): Promise<ReadsResults> {
   return {
     forkSource: { small: forkSmall, large: forkLarge, head },
     suffix,
+    child,
     runs: { ...runs, sizes: [SMALL.size, LARGE.size] },
     triggers: { small: seeded.triggers![0]!, large: seeded.triggers![1]!, sizes: [60, 600] },
     records: { small: seeded.records![0]!, large: seeded.records![1]!, sizes: [60, 600] },
@@ -91,6 +99,22 @@ export function reportReads(r: ReadsResults, { info, target }: Report): void {
     `${s.suffixEvents} events in the suffix`,
     "≤ 10",
     s.again.rowsRead <= 10,
+  );
+  const c = r.child;
+  info(
+    `a child's report retried (parent not answering): rows read per delivery, goal turn of ${c.small.goalEvents} / ${c.large.goalEvents} events`,
+    `${c.small.rows.rowsRead} / ${c.large.rows.rowsRead}`,
+    "",
+    `${c.large.attempts} attempts, delivered ${c.large.delivered}`,
+  );
+  // Fails if each delivery reads the goal turn again (from its start to the head).
+  const childGrowth = c.large.rows.rowsRead / Math.max(1, c.small.rows.rowsRead);
+  target(
+    `childResult per delivery, goal turn of ${c.large.goalEvents} vs ${c.small.goalEvents} events: rows read`,
+    `${c.large.rows.rowsRead} / ${c.small.rows.rowsRead}`,
+    `${fmt(childGrowth)}×`,
+    "≤ 1.2× (flat)",
+    childGrowth <= 1.2 && c.large.attempts >= 2,
   );
   for (const [label, p] of [
     ["GET /runs", r.runs],

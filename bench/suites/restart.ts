@@ -128,5 +128,4 @@ export function reportRestart(rs: RestartResults, { info, target }: Report): voi
     rs.fromConstruct.median >= 0 && rs.fromConstruct.median < 2000 && rs.completed === rs.runs,
   );
   info("  turns completed after the restart", `${rs.completed}/${rs.runs}`);
-  info("  turns completed after the restart", `${rs.completed}/${rs.runs}`);
 }

@@ -4,22 +4,26 @@
  * fork source at `throughSeq` and at the head, the open turn's suffix re-read on each alarm, a
  * page of runs, of triggers and of a record's entries; and a whole fork of a large session.
  */
+import { type ChildrenPort, deliverChildrenWork } from "../../src/features/children/commands";
 import type { ForkSource } from "../../src/features/fork/commands";
-import type { EventStore } from "../../src/log";
+import type { EventDraft, EventStore } from "../../src/log";
 import type { SessionRuntime } from "../../src/runtime/session-runtime";
 import type { SessionObject } from "../../src/session";
 import type { Caller } from "../../src/session/ownership";
+import { ownerHash } from "../../src/session/ownership";
 import type { RowCount } from "./rows";
+import { MODEL } from "./rows";
 
 type Result<T> = { ok: true; value: T } | { ok: false; error: { code: string; message: string } };
 type Counted<T> = { value: T; rows: RowCount };
 
 /** What a bench method lends these reads: the object, its namespace, a runtime over its storage, a counter. */
 export type ReadHost = {
+  id: string;
   session: SessionObject;
   caller: Caller;
   sessions: DurableObjectNamespace;
-  runtime: () => { runtime: SessionRuntime; store: EventStore };
+  runtime: (children?: ChildrenPort) => { runtime: SessionRuntime; store: EventStore };
   counted: <T>(fn: () => Promise<T> | T) => Promise<Counted<T>>;
 };
 
@@ -135,4 +139,58 @@ export async function wholeFork(h: ReadHost, child: string) {
     archiveBytes: source.value.archive.reduce((n, a) => n + a.bytes, 0),
     forkEvents: forked.highWater,
   };
+}
+
+/**
+ * A child whose goal turn of `goalEvents` events closed and whose parent does not acknowledge:
+ * the outbox retries the report on every alarm. Rows read by one delivery attempt (the second,
+ * as each retry pays it): the report's result is one event, however long the goal turn.
+ */
+export async function childDelivery(h: ReadHost, goalEvents: number) {
+  const attempts: number[] = [];
+  // The parent is unreachable: each attempt fails and the report stays in the outbox.
+  const port: ChildrenPort = {
+    childIdFor: (callId) => `child-of-${callId}`,
+    spawn: async () => ({ ok: false, error: { code: "internal", message: "bench: no spawns" } }),
+    report: async () => {
+      attempts.push(Date.now());
+      return { ok: false, error: { code: "not_found", message: "bench: the parent does not answer" } };
+    },
+    stop: async () => ({ ok: true, value: null }),
+  };
+  const { runtime } = h.runtime(port);
+  if (!runtime.summary) {
+    const id = h.id;
+    runtime.create({
+      id,
+      parentId: "bench-parent",
+      options: { title: "child" },
+      model: MODEL,
+      owner: ownerHash(id, h.caller.principal),
+      spawnedBy: { sessionId: "bench-parent", callId: "call_spawn", depth: 1 },
+    });
+    const ids = { turnId: crypto.randomUUID(), runId: crypto.randomUUID() };
+    runtime.commit([
+      { author: "user", modelVisibility: "visible", ...ids, content: { type: "text", text: "the goal" } },
+    ]);
+    for (let i = 0; i < goalEvents; i += 500) {
+      const drafts: EventDraft[] = Array.from({ length: Math.min(500, goalEvents - i) }, (_, j) => {
+        const callId = `call_${i + j}`;
+        return {
+          author: "runtime",
+          modelVisibility: "hidden",
+          ...ids,
+          actions: { toolDispatch: { callId, tool: "list_files", effect: "read", idempotencyKey: `k:${callId}` } },
+        };
+      });
+      runtime.commit(drafts);
+    }
+    runtime.commit([
+      { author: "model", modelVisibility: "visible", ...ids, content: { type: "text", text: "The result." } },
+      { author: "runtime", modelVisibility: "hidden", ...ids, actions: { turnClose: { reason: "completed" } } },
+    ]);
+  }
+  await deliverChildrenWork(runtime);
+  const retry = await h.counted(() => deliverChildrenWork(runtime));
+  return { goalEvents, attempts: attempts.length, rows: retry.rows, delivered: retry.value };
 }

@@ -1,4 +1,5 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
+import type { ChildrenPort } from "../../src/features/children/commands";
 import { type EventDraft, EventStore } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
@@ -17,7 +18,7 @@ import {
   openTurn,
 } from "./fixtures";
 import { appendDrafts } from "./log";
-import { forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
+import { childDelivery, forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
 import { type Counter, filler, installRowCounter, MODEL, POOL, type RowCount, takeCount } from "./rows";
 
 /** The principal the bench session objects are created for and read by. */
@@ -103,7 +104,7 @@ export class BenchSession extends SessionObject {
     takeCount(this.#counter, false);
   }
 
-  #runtime(): { runtime: SessionRuntime; store: EventStore } {
+  #runtime(children?: ChildrenPort): { runtime: SessionRuntime; store: EventStore } {
     const sql = this.ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => this.ctx.storage.transactionSync(fn);
     // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); the bench writes around it.
@@ -123,6 +124,7 @@ export class BenchSession extends SessionObject {
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      ...(children ? { children } : {}),
     });
     return { runtime, store };
   }
@@ -432,12 +434,16 @@ export class BenchSession extends SessionObject {
   }
 
   /** The bounded reads of bench/worker/reads.ts, on this object. */
-  async benchReads(op: "seed" | "page" | "forkSource" | "suffix" | "fork", ...args: unknown[]): Promise<unknown> {
+  async benchReads(
+    op: "seed" | "page" | "forkSource" | "suffix" | "child" | "fork",
+    ...args: unknown[]
+  ): Promise<unknown> {
     const host: ReadHost = {
+      id: this.ctx.id.toString(),
       session: this,
       caller: BENCH_CALLER,
       sessions: (this.env as Env & { SESSIONS: DurableObjectNamespace }).SESSIONS,
-      runtime: () => this.#runtime(),
+      runtime: (children) => this.#runtime(children),
       counted: (fn) => this.#counted(fn),
     };
     const [a, b, c] = args as [never, never, never];
@@ -445,6 +451,7 @@ export class BenchSession extends SessionObject {
     if (op === "page") return readPage(host, a, b);
     if (op === "forkSource") return forkSourceRead(host, a);
     if (op === "suffix") return suffixReads(host, a);
+    if (op === "child") return childDelivery(host, a);
     return wholeFork(host, a);
   }
 
