@@ -5,6 +5,14 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // The runtime's modules reach the migrations (text modules under wrangler): Node reads them as text too.
+        plugins: [
+          {
+            name: "sql-as-text",
+            transform: (code: string, id: string) =>
+              id.endsWith(".sql") ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined,
+          },
+        ],
         test: { name: "unit", include: ["test/unit/**/*.test.ts", "src/**/*.test.ts"], environment: "node" },
       },
       {

@@ -20,6 +20,7 @@ import {
 import type { ModelCall } from "./plan";
 import { type AttemptFailure, classifyFailure, redactMessage, retryAt } from "./retry";
 import { writeInflight } from "./state";
+import { iterateWithWatchdog, StreamCutError } from "./stream-watchdog";
 
 type AttemptOutcome =
   | { kind: "answer"; answer: ModelAnswer }
@@ -140,15 +141,11 @@ function redact(rt: RuntimeCtx, message: string): string {
   return redactMessage(message, rt.deps.config.secrets ?? []);
 }
 
-const IDLE = Symbol("idle");
-const TOO_LONG = Symbol("too_long");
-const STOPPED = Symbol("stopped");
-
 /**
  * Streams one attempt. Deltas go to the sockets tagged with the attempt; the answer is gathered
  * in memory. A stream with no part for `idleTimeoutMs`, one still running at `streamCutMs` into
- * the slice, or one that ends without its finish is a failed attempt; a non-provider error is a
- * bug and is rethrown.
+ * the slice (both cut by `stream-watchdog.ts`), or one that ends without its finish is a failed
+ * attempt; a non-provider error is a bug and is rethrown.
  */
 async function streamAttempt(
   rt: RuntimeCtx,
@@ -161,54 +158,16 @@ async function streamAttempt(
   const controller = new AbortController();
   const signal = AbortSignal.any([stop, controller.signal]);
   const answer: ModelAnswer = { text: "", thinking: "", calls: [], usage: null, finishReason: null };
-  const iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
-  const cutAt = sliceStartedAt + rt.policy.streamCutMs;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let first = true;
-  // A stop ends the wait at once, also with a provider that ignores its signal.
-  const stopped = new Promise<typeof STOPPED>((resolve) => {
-    if (stop.aborted) resolve(STOPPED);
-    stop.addEventListener("abort", () => resolve(STOPPED), { once: true });
+  const parts = iterateWithWatchdog(provider.stream(request, signal), {
+    idleMs: rt.policy.idleTimeoutMs,
+    deadlineAt: sliceStartedAt + rt.policy.streamCutMs,
+    signal: stop,
+    now: () => rt.now(),
   });
+  let first = true;
   try {
-    for (;;) {
-      const wait = Math.max(0, Math.min(rt.policy.idleTimeoutMs, cutAt - rt.now()));
-      const limit = new Promise<typeof IDLE | typeof TOO_LONG>((resolve) => {
-        timer = setTimeout(() => resolve(rt.now() >= cutAt ? TOO_LONG : IDLE), wait);
-      });
-      const pending = iterator.next();
-      // A part that loses the race to a limit may still fail later: that failure is already handled.
-      pending.catch(() => undefined);
-      const next = await Promise.race([pending, limit, stopped]);
-      clearTimeout(timer);
-      if (next === STOPPED) {
-        void iterator.return?.()?.catch(() => undefined);
-        return { kind: "stopped" };
-      }
-      if (next === IDLE || next === TOO_LONG) {
-        controller.abort(new Error(String(next.description)));
-        void iterator.return?.()?.catch(() => undefined);
-        return next === IDLE
-          ? {
-              kind: "failed",
-              failure: {
-                code: "idle_timeout",
-                message: `no stream chunk for ${rt.policy.idleTimeoutMs} ms`,
-                retryable: true,
-              },
-            }
-          : {
-              kind: "failed",
-              failure: {
-                code: "too_long",
-                message: "the stream was still running at the slice's time limit",
-                retryable: false,
-              },
-            };
-      }
-      if (next.done) break;
+    for await (const part of parts) {
       if (stop.aborted) return { kind: "stopped" };
-      const part = next.value;
       switch (part.type) {
         case "text-delta":
           answer.text += part.text;
@@ -235,9 +194,26 @@ async function streamAttempt(
       }
     }
   } catch (err) {
-    clearTimeout(timer);
     if (stop.aborted) return { kind: "stopped" };
-    return { kind: "failed", failure: classifyFailure(err) };
+    if (!(err instanceof StreamCutError)) return { kind: "failed", failure: classifyFailure(err) };
+    controller.abort(new Error(err.cut === "idle" ? "idle" : "too_long"));
+    return err.cut === "idle"
+      ? {
+          kind: "failed",
+          failure: {
+            code: "idle_timeout",
+            message: `no stream chunk for ${rt.policy.idleTimeoutMs} ms`,
+            retryable: true,
+          },
+        }
+      : {
+          kind: "failed",
+          failure: {
+            code: "too_long",
+            message: "the stream was still running at the slice's time limit",
+            retryable: false,
+          },
+        };
   }
   if (stop.aborted) return { kind: "stopped" };
   // CONTRACT §7.9: a stream that ends without the provider's finish is a failed attempt.

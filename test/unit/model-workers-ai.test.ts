@@ -1,3 +1,0 @@
-import { defineWorkersAiSuite } from "../fakes/workers-ai-suite";
-
-defineWorkersAiSuite("Node");

@@ -1,0 +1,3 @@
+import { defineWorkersAiSuite } from "../../fakes/workers-ai-suite";
+
+defineWorkersAiSuite("Node");
