@@ -1,7 +1,7 @@
 /** The bench's own checks: a target that misses is counted as missed, and the socket check catches what the server sent twice or skipped. */
 import { describe, expect, it } from "vitest";
-import { exactlyTheLog, type Received } from "../../bench/lib/sockets";
-import { percentile, stat, Table } from "../../bench/lib/stats";
+import { exactlyTheLog, type Received } from "../../../bench/lib/sockets";
+import { percentile, stat, Table } from "../../../bench/lib/stats";
 
 const log = [1, 2, 3].map((seq) => ({ seq, digest: `d${seq}` }));
 const got = (seqs: number[]): Received[] => seqs.map((seq) => ({ seq, digest: `d${seq}`, at: "", recvAt: 0 }));
