@@ -1,4 +1,4 @@
-// The Restate peer of `npm run bench` (bench/restate.ts starts it): one service whose handler
+// The Restate peer of `npm run bench` (bench/lib/restate.ts starts it): one service whose handler
 // does `n` durable steps, each a `ctx.run` of a no-op side effect. Every `ctx.run` completes
 // only once restate-server has acknowledged its journal entry. Node 20 lacks
 // `Promise.withResolvers`, which the SDK 1.17 calls: polyfilled here, before the SDK loads.

@@ -6,10 +6,10 @@
 // tree is copied to a temporary directory first (node_modules is linked, not copied) and
 // every Worker in the run, the bench Worker and the real app, is started from that copy.
 //
-// Node 20 cannot run TypeScript: the runner (which reuses the TypeScript e2e harness) is
-// bundled with esbuild. The bundle sits three directories below the snapshot's root on
-// purpose: the harness finds the root as `new URL("../../../", import.meta.url)`, and in a
-// bundle `import.meta.url` is the bundle's own location.
+// Node 20 cannot run TypeScript: the runner is bundled with esbuild. The bundle sits two
+// directories below the snapshot's root on purpose: bench/lib/wrangler.ts finds the root as
+// `new URL("../../", import.meta.url)`, and in a bundle `import.meta.url` is the bundle's own
+// location. `HW_BENCH_ONLY=mcp,chat npm run bench` runs some suites (see bench/runner.ts).
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -28,7 +28,7 @@ try {
     filter: (from) => !skip.has(relative(root, from)),
   });
   symlinkSync(join(root, "node_modules"), join(snapshot, "node_modules"), "dir");
-  const outfile = join(snapshot, ".tmp", "bench", "runner", "runner.mjs");
+  const outfile = join(snapshot, ".tmp", "bench", "runner.mjs");
   mkdirSync(dirname(outfile), { recursive: true });
   await build({
     entryPoints: [join(snapshot, "bench", "runner.ts")],

@@ -90,6 +90,8 @@ function ChatPage({ id, messages }: { id: string; messages: UIMessage[] }) {
         {chat.messages.map((m) => (
           <li key={m.id} data-role={m.role} data-id={m.id}>
             {m.parts.map((p, i) => (
+              // A message's parts never reorder: their position is their identity.
+              // biome-ignore lint/suspicious/noArrayIndexKey: parts have no id of their own
               <Part key={`${m.id}-${i}`} part={p} chat={chat} />
             ))}
           </li>

@@ -23,11 +23,11 @@ import type {
   VerifyResult,
 } from "../contract";
 import { openConnection } from "./connection";
+import { queryString, request, sessionPath } from "./http";
 import {
   type ClientOptions,
   type Connection,
   type ConnectOptions,
-  HighwaterError,
   newIdempotencyKey,
   type ToolList,
   type WebSocketConstructor,
@@ -259,32 +259,8 @@ export class HighwaterClient {
     return (await (await this.#request(method, path, body)).json()) as T;
   }
 
-  async #request(method: string, path: string, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = {};
-    if (this.#token) headers.authorization = `Bearer ${this.#token}`;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    let res: Response;
-    try {
-      res = await this.#fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (err) {
-      throw new HighwaterError(0, "network_error", `${method} ${path}: ${String(err)}`, { cause: err });
-    }
-    if (res.ok) return res;
-    const text = await res.text().catch(() => "");
-    let code = `http_${res.status}`;
-    let message = text.slice(0, 500) || res.statusText;
-    try {
-      const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-      if (typeof parsed.error?.code === "string") code = parsed.error.code;
-      if (typeof parsed.error?.message === "string") message = parsed.error.message;
-    } catch {
-      // Not the contract's shape (a proxy, a crash page): keep the status and the text.
-    }
-    throw new HighwaterError(res.status, code, message);
+  #request(method: string, path: string, body?: unknown): Promise<Response> {
+    return request({ baseUrl: this.baseUrl, token: this.#token, fetch: this.#fetch }, method, path, body);
   }
 
   // ---- WebSocket -------------------------------------------------------------------------
@@ -310,15 +286,4 @@ export class HighwaterClient {
       options,
     );
   }
-}
-
-function sessionPath(id: string): string {
-  return `/v1/sessions/${encodeURIComponent(id)}`;
-}
-
-function queryString(query: Record<string, string | number | undefined>): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-  const s = params.toString();
-  return s ? `?${s}` : "";
 }

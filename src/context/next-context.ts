@@ -1,12 +1,6 @@
 import type { Event, EventStore } from "../log";
 import type { ModelConfig, NeutralMessage, ToolSpec } from "../model/types";
-import {
-  buildModelMessages,
-  CHARS_PER_TOKEN,
-  type OffloadMark,
-  type SessionSummary,
-  tokensForChars,
-} from "../projections";
+import { buildModelMessages, type OffloadMark, type SessionSummary, tokensForChars } from "../projections";
 import type { SqlLike } from "../storage";
 import { PREVIEW_BYTES } from "../tools";
 import { computeThreshold, estimateRequestTokens } from "./budget";
@@ -16,6 +10,7 @@ import {
   loadLatestCheckpoint,
   type PlaceholderMark,
 } from "./checkpoint";
+import { CHECKPOINT_FRAMING_TOKENS, type CompactionBudget, compactionBudget } from "./compaction-budget";
 import { rememberRequestDigest } from "./request-digest";
 import { currentView, type ViewBase, viewThrough } from "./request-view";
 import {
@@ -30,20 +25,14 @@ import {
 
 /** The checkpoint as `GET /context` shows it (CONTRACT ContextView). */
 export type { CheckpointView } from "../contract/reads";
+export { COMPACTION_LEVELS, type CompactionBudget, compactionBudget } from "./compaction-budget";
 
-import type { CheckpointView } from "../contract/reads";
+import type { ContextView } from "../contract/reads";
 
-/** What the next model call receives (CONTRACT ContextView, plus the tools and the prefix it covers). */
-export type NextContext = {
-  contextWindow: number;
-  maxOutputTokens: number;
-  threshold: number;
-  estimatedTokens: number;
-  checkpoint: CheckpointView | null;
-  rawFromSeq: number;
+/** What the next model call receives: what `GET /context` shows, plus the tools and the log prefix it covers. */
+export type NextContext = ContextView & {
   /** The log prefix the request was built from (`modelRequest.throughSeq`). */
   throughSeq: number;
-  messages: NeutralMessage[];
   tools: ToolSpec[];
 };
 
@@ -71,49 +60,6 @@ export type ContextDeps = { store: EventStore; sql: SqlLike };
 /** A context that cannot be brought under the threshold even with everything summarised. */
 export class ContextOverflowError extends Error {
   readonly code = "context_overflow";
-}
-
-/** Share of what the system prompt and tools leave that a summary may take. */
-const SUMMARY_SHARE = 0.25;
-/** Share kept raw as the recent working set at an ordinary compaction. */
-const WORKING_SET_SHARE = 0.35;
-const MIN_SUMMARY_TOKENS = 150;
-const MAX_SUMMARY_TOKENS = 4000;
-/** Tokens of the checkpoint message's framing around the summary. */
-const CHECKPOINT_FRAMING_TOKENS = 30;
-/** Escalation: 0 ordinary, 1 every result over 1 KiB becomes a placeholder, 2 everything summarised. */
-export const COMPACTION_LEVELS = 3;
-
-export type CompactionBudget = {
-  /** Tokens of the parts every request has: system prompt, tools, checkpoint framing. */
-  fixedTokens: number;
-  /** The most a summary may take, in tokens and in characters (its validation bound). */
-  summaryTokens: number;
-  summaryMaxChars: number;
-  /** The raw tail kept at an ordinary compaction. */
-  keepTokens: number;
-  /** The largest raw tail that still fits under the threshold beside the summary, with a 5% margin. */
-  fitTokens: number;
-};
-
-/** How the threshold is shared after a compaction: fixed parts, summary, working set, room to grow. */
-export function compactionBudget(input: {
-  threshold: number;
-  maxOutputTokens: number;
-  fixedTokens: number;
-}): CompactionBudget {
-  const available = Math.max(0, input.threshold - input.fixedTokens);
-  const summaryTokens = Math.max(
-    MIN_SUMMARY_TOKENS,
-    Math.min(Math.floor(available * SUMMARY_SHARE), MAX_SUMMARY_TOKENS, input.maxOutputTokens),
-  );
-  return {
-    fixedTokens: input.fixedTokens,
-    summaryTokens,
-    summaryMaxChars: summaryTokens * CHARS_PER_TOKEN,
-    keepTokens: Math.floor(available * WORKING_SET_SHARE),
-    fitTokens: input.threshold - input.fixedTokens - summaryTokens - Math.ceil(0.05 * input.threshold),
-  };
 }
 
 export function placeholderMap(c: Pick<CheckpointPayload, "placeholders"> | null): Map<string, OffloadMark> {

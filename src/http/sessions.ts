@@ -13,7 +13,7 @@ import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
 import { adoptingStub } from "./legacy-owner";
 import { resource } from "./routing";
-import { type Jurisdiction, ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 

@@ -24,14 +24,18 @@ export {
   tokensForChars,
 } from "./model-context";
 export {
-  awaitsChild,
   buildRecoveryPlan,
-  type CallPlan,
-  type CallState,
-  decideNextStep,
   INTERRUPTED_DIRECTIVE,
   type Inflight,
   MAX_TAKEOVERS,
+  type RecoveryPlan,
+  recoveryNeeded,
+} from "./recovery-plan";
+export {
+  awaitsChild,
+  type CallPlan,
+  type CallState,
+  decideNextStep,
   type ModelAttempt,
   modelAttemptOf,
   type NextStep,
@@ -39,9 +43,7 @@ export {
   planCall,
   projectRunState,
   type RecordedRequest,
-  type RecoveryPlan,
   type RunState,
-  recoveryNeeded,
 } from "./run-state";
 export {
   type CloseReason,

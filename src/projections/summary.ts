@@ -18,14 +18,7 @@ import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "..
 import type { ModelConfig } from "../model/types";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
-export type {
-  CloseReason,
-  PendingApproval,
-  RecoveryNotice,
-  Session,
-  SessionOptions,
-  SessionStatus,
-} from "../contract/session";
+export type * from "../contract/session";
 
 export type OpenTurn = TurnBudget & {
   turnId: string;

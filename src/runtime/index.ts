@@ -30,7 +30,9 @@ export {
   retryAt,
   sliceBackoff,
 } from "./retry";
-export { BASE_SYSTEM_PROMPT, LEASE_MS, SessionRuntime } from "./session-runtime";
+export { LEASE_MS, SessionRuntime } from "./session-runtime";
+export { approvalKnown } from "./state";
+export { BASE_SYSTEM_PROMPT, systemPrompt } from "./system-prompt";
 export {
   beginWaitDraft,
   budgetWaitDraft,

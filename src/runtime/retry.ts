@@ -2,7 +2,7 @@
  * Provider failures as attempts (CONTRACT §7.8): which code an attempt failed with, whether the
  * runtime tries again, when, and what message the log may hold. Pure; the clock is passed in.
  */
-import { ProviderError } from "../model/types";
+import { ProviderError, type ProviderFailureCode } from "../model/types";
 
 /** Every knob of the loop's timing, in one object so tests can set the waits to 0. */
 export type RuntimePolicy = {
@@ -48,14 +48,7 @@ export const DEFAULT_POLICY: RuntimePolicy = {
   toolTimeoutMs: 60_000,
 };
 
-export type AttemptCode =
-  | `http_${number}`
-  | "network"
-  | "idle_timeout"
-  | "stream_cut"
-  | "provider_error"
-  | "restart"
-  | "too_long";
+export type AttemptCode = ProviderFailureCode;
 
 /** One failed attempt, classified. */
 export type AttemptFailure = { code: AttemptCode; message: string; retryable: boolean; retryAfterMs?: number };

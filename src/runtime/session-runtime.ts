@@ -4,58 +4,44 @@
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
 import { FEATURES } from "../features";
-import {
-  type ChildReport,
-  type ChildSpawn,
-  childCreatedDraft,
-  deliverChildrenWork,
-  receiveChildReport,
-  sameSpawn,
-} from "../features/children/commands";
-import { type ForkPrefix, renderPrefix } from "../features/fork/facts";
-import { canonical, type Event, type EventDraft } from "../log";
+import type { ChildReport, ChildSpawn } from "../features/children/commands";
+import { ForkPrefixCache } from "../features/fork/prefix-cache";
+import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
-  hasChildrenWork,
-  reduceSummary,
   type Session,
   type SessionCreated,
   type SessionOptions,
   type SessionSummary,
   toSession,
 } from "../projections";
-import { callNeedsApproval, parseToolArgs } from "../tools";
 import type { ToolDefinition } from "../tools/types";
 import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
-import {
-  appendMessage,
-  createSession,
-  decideApproval,
-  dismissRecoveryNotice,
-  failTurn,
-  patchSession,
-  stopTurn,
-} from "./commands";
+import { ChainCheck } from "./chain-check";
+import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
+import * as facade from "./command-facade";
+import { createSession, dismissRecoveryNotice, failTurn, patchSession, stopTurn } from "./commands";
+import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
-import { type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import { applyIdempotencyEvents } from "./idempotency";
-import { afterFailedSlice, runSlice } from "./loop";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
-import { loadSummary, writeSummary } from "./state";
+import { SliceRunner } from "./slice-runner";
+import { loadSummary } from "./state";
+import { foldSummary, sameOutside, sessionChanged } from "./summary-cache";
+import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
-import { resumeWait } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
+export { BASE_SYSTEM_PROMPT } from "./system-prompt";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
 export const LEASE_MS = DEFAULT_POLICY.leaseMs;
-
-export const BASE_SYSTEM_PROMPT = `You are an agent running inside highwater, a durable runtime. You work on the user's task step by step using the tools provided. Your workspace is a set of text files private to this session. Tool results are facts; a result with status "interrupted" means its side effect may or may not have happened, so inspect before retrying. Large results may arrive as placeholders with an archive:// ref that read_archive can page back in. When the task is done, answer without calling tools.`;
 
 /**
  * The agent loop and every command that changes a session, driven from the log. Each decision
@@ -67,26 +53,25 @@ export class SessionRuntime implements RuntimeCtx {
   #summary: SessionSummary | null;
   /** False from the object's start until its first slice has decided: `recovering` (CONTRACT §7.12). */
   #decided: boolean;
-  #verified = false;
-  #loop: Promise<void> | null = null;
-  /** The text streamed so far in the current attempt, by kind (memory only: lost on eviction). */
-  #streamed: DeltaFrame[] = [];
+  readonly #slices = new SliceRunner();
+  readonly #deltas = new DeltaBuffer();
+  readonly #chain = new ChainCheck();
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
   readonly #alarm = new AlarmOwner();
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
+  readonly #prefix: ForkPrefixCache;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp);
+    this.#prefix = new ForkPrefixCache(deps.store.blobs);
     this.#summary = loadSummary(deps.sql, deps.store);
     // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
   }
-
-  // ---- reading ---------------------------------------------------------------------------
 
   get summary(): SessionSummary | null {
     return this.#summary;
@@ -115,12 +100,7 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   needsApproval(call: CallState): boolean {
-    const rules = this.#summary?.options.approvals ?? [];
-    if (rules.length === 0) return false;
-    const tool = this.toolFor(call.name);
-    if (!tool) return false;
-    const parsed = parseToolArgs(tool, call.args);
-    return parsed.ok && callNeedsApproval(rules, call.name, parsed.args);
+    return this.#summary ? this.#tools.needsApproval(this.#summary, call) : false;
   }
 
   toolFor(name: string): ToolDefinition<unknown> | null {
@@ -148,29 +128,17 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   delta(frame: DeltaFrame): void {
-    const held = this.#streamed.find((f) => f.kind === frame.kind);
-    if (held && held.invocationId === frame.invocationId && held.attempt === frame.attempt) held.text += frame.text;
-    else {
-      this.#streamed = this.#streamed.filter(
-        (f) => f.kind !== frame.kind && f.invocationId === frame.invocationId && f.attempt === frame.attempt,
-      );
-      this.#streamed.push({ ...frame });
-    }
+    this.#deltas.add(frame);
     this.deps.onDelta(frame);
   }
 
   endAttempt(): void {
-    this.#streamed = [];
+    this.#deltas.clear();
   }
 
-  /**
-   * CONTRACT §7.18: the in-flight replay for a socket that caught up while a call streams, one
-   * frame per kind with the text so far of the current attempt, thinking before text.
-   */
+  /** The in-flight replay for a socket that caught up while a call streams (docs/API.md#live-updates-over-a-websocket). */
   inflightReplay(): (DeltaFrame & { replace: true })[] {
-    return ["thinking", "text"].flatMap((kind) =>
-      this.#streamed.filter((f) => f.kind === kind).map((f) => ({ ...f, replace: true as const })),
-    );
+    return this.#deltas.replay();
   }
 
   /** Context for the next model call: what `GET /context` shows. Never compacts, never calls a model. */
@@ -181,28 +149,10 @@ export class SessionRuntime implements RuntimeCtx {
 
   contextInput(model: ModelConfig): ContextInput {
     const s = this.require();
-    const system = s.options.system ? `${BASE_SYSTEM_PROMPT}\n\n${s.options.system}` : BASE_SYSTEM_PROMPT;
     const tools: ToolSpec[] = this.#tools.specs(s);
-    const prefix = this.#forkPrefix(s);
-    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
+    const prefix = this.#prefix.prefixOf(s);
+    return { summary: s, model, system: systemPrompt(s.options.system), tools, ...(prefix ? { prefix } : {}) };
   }
-
-  #prefix: { sha256: string; value: NonNullable<ContextInput["prefix"]> } | null = null;
-
-  /** A fork's prefix, read from its seq 2 blob once per incarnation (CONTRACT §7.30). */
-  #forkPrefix(s: SessionSummary): ContextInput["prefix"] {
-    const ref = s.forkPrefix;
-    if (!ref) return undefined;
-    if (this.#prefix?.sha256 !== ref.sha256) {
-      const text = this.deps.store.blobs.readText(ref.sha256);
-      if (text === null) throw new Error(`fork prefix blob ${ref.sha256} is missing`);
-      const messages = (JSON.parse(text) as ForkPrefix).messages;
-      this.#prefix = { sha256: ref.sha256, value: { messages, text: renderPrefix(messages) } };
-    }
-    return this.#prefix.value;
-  }
-
-  // ---- committing ------------------------------------------------------------------------
 
   /**
    * Appends events, folds them into the summary and writes the cache, all in one synchronous
@@ -214,8 +164,7 @@ export class SessionRuntime implements RuntimeCtx {
     const previous = this.#summary;
     let next = this.#summary;
     const events = this.deps.store.append(drafts, (evs) => {
-      for (const e of evs) next = reduceSummary(next, e);
-      if (next) writeSummary(this.deps.sql, next, this.#summary);
+      next = foldSummary(this.deps.sql, this.#summary, evs);
       for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
       applyIdempotencyEvents(this.deps.sql, evs);
       also?.(evs);
@@ -227,15 +176,7 @@ export class SessionRuntime implements RuntimeCtx {
     }
     const before = previous ? toSession(previous, () => this.#decided) : null;
     const after = this.#summary ? this.session() : null;
-    const changed =
-      !before ||
-      !after ||
-      before.status !== after.status ||
-      before.openTurn !== after.openTurn ||
-      canonical(before.pendingApprovals) !== canonical(after.pendingApprovals) ||
-      canonical(before.recoveryNotice) !== canonical(after.recoveryNotice) ||
-      canonical(before.wait) !== canonical(after.wait);
-    this.deps.onCommit(events, changed ? after : null);
+    this.deps.onCommit(events, sessionChanged(before, after) ? after : null);
     return events;
   }
 
@@ -249,40 +190,23 @@ export class SessionRuntime implements RuntimeCtx {
     return patchSession(this, input);
   }
 
-  async postMessage(input: { text: string; idempotencyKey?: string; source: string }) {
-    const { answer, opened, repeated } = appendMessage(this, input);
-    if (repeated) return answer;
-    if (opened) this.#decided = true;
-    // Arm the alarm before anything else can happen: the event and the alarm commit together.
-    await this.#kick();
-    await this.failpoint("F0");
-    return answer;
+  postMessage(input: MessageInput) {
+    return facade.postMessage(this, input);
   }
 
-  async decide(input: {
-    requestId: string;
-    decision: "approve" | "reject";
-    reason?: string;
-    argsDigest?: string;
-  }): Promise<Session> {
-    decideApproval(this, input);
-    await this.#kick();
-    return this.session();
+  decide(input: DecideInput): Promise<Session> {
+    return facade.decide(this, input);
   }
 
-  /** Releases the open turn's current wait (CONTRACT §6); 409 for any other waitId. */
-  async resume(input: { turnOfRun: string | null; waitId: string; text: string }): Promise<{ seq: number }> {
-    const answer = resumeWait(this, input);
-    this.#decided = true;
-    await this.#kick();
-    return answer;
+  resume(input: ResumeInput): Promise<{ seq: number }> {
+    return facade.resume(this, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {
     return dismissRecoveryNotice(this, input);
   }
 
-  /** Stop: the block of CONTRACT §3, then the model stream and running tools are aborted. */
+  /** Stop: the turn's closing block, then the model stream and running tools are aborted. */
   stop(): Session {
     if (stopTurn(this)) {
       this.#abort.abort(new Error("stopped"));
@@ -293,36 +217,12 @@ export class SessionRuntime implements RuntimeCtx {
     return this.session();
   }
 
-  // ---- sub-sessions (CONTRACT §6 spawn_session, §7.31) ----------------------------------
-
-  /**
-   * The child side of a spawn: writes the session and its goal once (keyed by the callId); a
-   * repeated create re-attaches and sends nothing twice.
-   */
-  async createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
-    const created = this.deps.store.readAfter(0, 1)[0]?.actions?.stateDelta?.session as
-      | { spawnedBy?: unknown }
-      | undefined;
-    if (this.#summary && !sameSpawn(created?.spawnedBy, spawn))
-      throw new ApiError("conflict", "this session is not that spawn's child");
-    if (!this.#summary) this.commit([childCreatedDraft(this.deps.sessionId, spawn)]);
-    const { repeated } = appendMessage(this, {
-      text: spawn.goal,
-      idempotencyKey: `spawn:${spawn.callId}`,
-      source: "parent",
-    });
-    if (!repeated) {
-      this.#decided = true;
-      await this.#kick();
-    }
-    return this.session();
+  createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
+    return facade.createChild(this, spawn);
   }
 
-  /** A child's report: the call's response once per callId, then the parent goes on. */
-  async childReport(report: ChildReport): Promise<{ acked: true }> {
-    if (receiveChildReport(this, report)) await this.#kick();
-    await this.failpoint("F14");
-    return { acked: true };
+  childReport(report: ChildReport): Promise<{ acked: true }> {
+    return facade.childReport(this, report);
   }
 
   // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
@@ -357,7 +257,7 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
-  #kick(): Promise<void> {
+  kick(): Promise<void> {
     this.#alarm.kick();
     return this.arm();
   }
@@ -372,82 +272,29 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   get running(): boolean {
-    return this.#loop !== null;
+    return this.#slices.running;
   }
 
-  /**
-   * The alarm handler: one slice of the loop when the loop is due, or only a re-arm if a loop is
-   * alive; then the outbox. A slice that throws is a failed slice (CONTRACT §7.13): the next one
-   * comes after the backoff and decides. An alarm that fired for another part (a trigger, the
-   * outbox) does not start a slice early, so a retry or a backoff keeps its time.
-   */
-  async alarm(): Promise<void> {
-    if (haltedAtFailpoint()) return hang();
-    if (this.#loop) {
-      // The platform never runs two alarm handlers at once, so this happens only when a test
-      // drives the alarm by hand: re-arm, then wait for the live slice to end.
-      await this.arm();
-      await this.#loop;
-      return;
-    }
-    const due = this.dues().loop ?? null;
-    if (due !== null && due <= this.now()) {
-      this.#alarm.startSlice();
-      this.#loop = runSlice(this, { decided: () => this.#decide(), verifyOnce: () => this.#verifyOnce() })
-        .catch(async (err) => {
-          if (haltedAtFailpoint()) return hang();
-          console.error("highwater: slice failed", err);
-          await afterFailedSlice(this);
-        })
-        .finally(() => {
-          this.#loop = null;
-          this.#alarm.lease(null);
-        });
-      await this.#loop;
-    }
-    await this.#deliverChildrenWork();
-    if (!haltedAtFailpoint()) await this.arm();
+  /** The alarm handler: a slice when the loop is due, then the outbox (`slice-runner.ts`). */
+  alarm(): Promise<void> {
+    return this.#slices.alarm(this, this.#alarm, {
+      decided: () => this.markDecided(),
+      verifyOnce: () => this.#verifyOnce(),
+    });
   }
 
-  /** After the slice: the outbox, until every report and stop is acknowledged. */
-  async #deliverChildrenWork(): Promise<void> {
-    if (!hasChildrenWork(this.#summary?.children) || haltedAtFailpoint()) return;
-    // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
-    this.#alarm.outboxAttempt(this.now());
-    await this.arm();
-    this.#alarm.outboxDone(await deliverChildrenWork(this));
-  }
-
-  #decide() {
+  markDecided(): void {
     this.#decided = true;
   }
 
   /** On this incarnation's first decision: a log that fails verification is never continued. */
   #verifyOnce(): boolean {
-    if (this.#verified) return true;
-    const turn = this.#summary?.openTurn;
-    if (!turn) return true;
-    this.#verified = true;
-    const problems = this.deps.store.verifySuffix(turn.startSeq);
-    if (problems.length === 0) return true;
-    failTurn(this, "log_corrupt", `the log failed verification: ${problems.slice(0, 3).join("; ")}`);
+    const failed = this.#chain.firstDecision(this.deps.store, this.#summary?.openTurn);
+    if (!failed) return true;
+    failTurn(this, "log_corrupt", failed);
     this.#decided = true;
     return false;
   }
 }
 
 export type { SessionOptions };
-
-/**
- * True when nothing the sockets are told about on a commit (status, open turn, approvals,
- * recovery notice, wait) can differ: every part they are derived from is the same object.
- */
-function sameOutside(a: SessionSummary, b: SessionSummary): boolean {
-  return (
-    a.openTurn === b.openTurn &&
-    a.pendingApprovals === b.pendingApprovals &&
-    a.recoveryNotice === b.recoveryNotice &&
-    a.lastClose === b.lastClose &&
-    a.children === b.children
-  );
-}

@@ -4,6 +4,7 @@
  * the slice record of CONTRACT §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
  */
 import { z } from "zod";
+import { REQUEST_ID } from "../contract";
 import type { EventStore } from "../log";
 import { type Inflight, reduceSummary, type SessionSummary } from "../projections";
 import { rows, run, type SqlLike } from "../storage";
@@ -198,8 +199,12 @@ export function writeInflight(sql: SqlLike, value: Inflight, incarnation?: strin
   }
 }
 
-/** Whether an approval request id was ever issued in this session (to tell 409 from 404). */
+/**
+ * Whether the log holds a permission request with this id, pending or decided: the one lookup
+ * behind both "unknown approval" (404) and "already decided" (409).
+ */
 export function approvalKnown(sql: SqlLike, requestId: string): boolean {
+  if (!REQUEST_ID.test(requestId)) return false;
   // By value among the approval requests (their kind is indexed), never a pattern over bodies.
   return (
     rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest'

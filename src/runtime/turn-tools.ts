@@ -6,8 +6,16 @@
  */
 import { z } from "zod";
 import type { BlobStore, EventDraft } from "../log";
-import type { RecordedToolset, SessionSummary } from "../projections";
-import { enabledTools, getTool, staticTools, type ToolSpec, toolSpecs } from "../tools";
+import type { CallState, RecordedToolset, SessionSummary } from "../projections";
+import {
+  callNeedsApproval,
+  enabledTools,
+  getTool,
+  parseToolArgs,
+  staticTools,
+  type ToolSpec,
+  toolSpecs,
+} from "../tools";
 import type { McpHub, McpToolSpec } from "../tools/mcp/hub";
 import { buildToolset, mcpToolsFor, serializeMcpSpecs } from "../tools/mcp/toolset";
 import type { ToolDefinition } from "../tools/types";
@@ -34,6 +42,16 @@ export class TurnTools {
       parameters: structuredClone(t.parameters),
     }));
     return [...statics, ...mcp];
+  }
+
+  /** Whether the session's approval rules hold this call for a human (its arguments parsed first). */
+  needsApproval(s: SessionSummary, call: Pick<CallState, "name" | "args">): boolean {
+    const rules = s.options.approvals ?? [];
+    if (rules.length === 0) return false;
+    const tool = this.lookup(s, call.name);
+    if (!tool) return false;
+    const parsed = parseToolArgs(tool, call.args);
+    return parsed.ok && callNeedsApproval(rules, call.name, parsed.args);
   }
 
   /** The tool a call names, if the session has it in this turn. */

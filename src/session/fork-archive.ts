@@ -4,7 +4,8 @@
  * reply carries more than one page, however many results the parent archived.
  */
 import { ApiError, type Result } from "../contract";
-import type { ArchiveRef } from "../features/fork/commands";
+import type { ArchiveRef, ForkSource } from "../features/fork/commands";
+import type { Caller } from "./ownership";
 
 /** The largest page one reply carries. */
 export const ARCHIVE_PAGE_BYTES = 1_048_576;
@@ -34,4 +35,23 @@ export async function pullArchive(
     out.push({ text: new TextDecoder().decode(bytes), mediaType: ref.mediaType });
   }
   return out;
+}
+
+/** The parent session's `archive` RPC, as the fork's object calls it for `caller`. */
+type ParentStub = {
+  archive: (
+    caller: Caller,
+    sha256: string,
+    range: { ok: true; value: { offset: number; limit: number } },
+  ) => ReturnType<ArchivePageReader>;
+};
+
+/** The archived results a fork's prefix shows, copied from its parent a page per reply. */
+export function pullParentArchive(env: Env, caller: Caller, source: ForkSource) {
+  const ns = env.SESSIONS;
+  const parent = ns.get(ns.idFromString(source.forkedFrom.sessionId)) as unknown as ParentStub;
+  return pullArchive(
+    (sha, offset, limit) => parent.archive(caller, sha, { ok: true, value: { offset, limit } }),
+    source.archive,
+  );
 }

@@ -6,6 +6,7 @@ import { ApiError } from "../contract";
 import { type EventStore, verifyInChunks } from "../log";
 import { buildTranscript, pageTranscript } from "../projections";
 import { listFilesPage, readFileRow } from "../tools";
+import type { Admitted } from "./admission";
 
 /**
  * `/verify` checks at most this many events between yields (CONTRACT §7.20: at most 5,000). At
@@ -91,4 +92,16 @@ export function fileContent(sql: SqlStorage, path: string): string {
   const row = readFileRow(sql, path);
   if (!row) throw new ApiError("not_found", "no such file");
   return row.content;
+}
+
+/** A page of events with the head, and whether the session may be cached at the edge (docs/API.md#reading-a-session). */
+export function eventsPage({ runtime, store }: Pick<Admitted, "runtime" | "store">, after: number, limit: number) {
+  const cacheable = !runtime.summary?.options.jurisdiction;
+  return { events: store.readAfter(after, limit), ...store.head(), cacheable };
+}
+
+/** What `GET /context` shows: the next model call's context, without its tools and position. */
+export function contextView({ runtime }: Pick<Admitted, "runtime">) {
+  const { throughSeq: _t, tools: _tools, ...view } = runtime.buildContext();
+  return view;
 }

@@ -4,7 +4,6 @@
  * bits that say nothing about the token or the principal (tickets travel in URLs, which
  * proxies log); the object stores only its sha256, beside the principal it was minted for.
  */
-import { REQUEST_ID } from "../contract";
 import { sha256Hex } from "../log";
 
 const TICKET_TTL_MS = 60_000;
@@ -47,21 +46,6 @@ export function consumeTicket(sql: SqlStorage, ticket: string, principal: string
   if (!row) return false;
   sql.exec("DELETE FROM tickets WHERE hash = ?", hash);
   return row.principal === principal && row.expires_at >= now;
-}
-
-/** Whether the log holds a permission request with this id (pending or decided). */
-export function approvalKnown(sql: SqlStorage, requestId: string): boolean {
-  if (!REQUEST_ID.test(requestId)) return false;
-  // The same lookup as the runtime's "already decided" check: by value among the approval
-  // requests (their kind is indexed), never a pattern over bodies.
-  return (
-    sql
-      .exec(
-        "SELECT 1 FROM events WHERE kind = 'permissionRequest' AND json_extract(body, '$.actions.permissionRequest.requestId') = ? LIMIT 1",
-        requestId,
-      )
-      .toArray().length > 0
-  );
 }
 
 /**

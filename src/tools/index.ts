@@ -9,14 +9,7 @@ export {
   topicState,
 } from "../features/records/cache";
 export { appendRecordEntryTool, readRecordTool, writeRecordTool } from "../features/records/tool";
-export {
-  deleteFileTool,
-  editFileTool,
-  listFilesTool,
-  readFileTool,
-  searchFilesTool,
-  writeFileTool,
-} from "./builtin/files";
+export * from "./builtin/files";
 export {
   HTTP_MAX_BODY_BYTES,
   HTTP_MAX_REDIRECTS,

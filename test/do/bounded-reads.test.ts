@@ -36,7 +36,13 @@ function counting(sql: SqlStorage): { sql: SqlLike; rows: () => number; reset: (
       });
     },
   } as SqlLike;
-  return { sql: wrapped, rows: () => n, reset: () => void (n = 0) };
+  return {
+    sql: wrapped,
+    rows: () => n,
+    reset: () => {
+      n = 0;
+    },
+  };
 }
 
 async function withCountedRuntime(

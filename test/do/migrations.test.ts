@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { canonical, chainDigest, type EventDraft, EventStore, GENESIS_DIGEST, verifyRows } from "../../src/log";
 import { eventCallId, eventKind } from "../../src/contract/event";
+import { canonical, chainDigest, type EventDraft, EventStore, GENESIS_DIGEST, verifyRows } from "../../src/log";
 import { buildModelMessages } from "../../src/projections";
 import { applyMigrations, MIGRATIONS } from "../../src/storage";
 import { offloadedLogDrafts } from "./bounded-log";

@@ -94,7 +94,7 @@ async function crashCase(effect: Effect, point: Point): Promise<{ row: Row; even
       keys: seen.calls.map((c) => c.key ?? "none"),
       dispatchKey: dispatch.idempotencyKey,
       effects: effect === "idempotent" ? seen.effects.upsert : effect === "write" ? seen.effects.send : null,
-      status: (response?.content as { status: string }).status,
+      status: (response?.content as { status: string } | undefined)?.status ?? "none",
       recovery: (response?.actions?.toolRecovery as { strategy: string } | undefined)?.strategy ?? null,
     };
     expect(dispatch.effect).toBe(effect);

@@ -19,7 +19,7 @@ import {
 } from "./cache";
 import { type Run, type Trigger, type TriggerSchedule, toRun, toTrigger } from "./facts";
 import { firingDrafts, planFirings, runInputDraft } from "./firings";
-import { STORED_TRIGGER_NAME, TRIGGER_NAME } from "./schedule";
+import { STORED_TRIGGER_NAME } from "./schedule";
 
 function hidden(delta: Record<string, unknown>): EventDraft {
   return { author: "user", modelVisibility: "hidden", actions: { stateDelta: delta } };

@@ -138,8 +138,7 @@ export class ChatParts {
     }
     if (a.turnClose) {
       // Text streamed but never committed (a stop cuts it) is not in the log: drop it from the message.
-      if (a.turnClose.reason === "stopped" && (this.#step?.text || this.#step?.reasoning))
-        out.push(...this.#reset());
+      if (a.turnClose.reason === "stopped" && (this.#step?.text || this.#step?.reasoning)) out.push(...this.#reset());
       out.push(...this.#finishStep(), { type: "finish", finishReason: FINISH_REASON[a.turnClose.reason] });
       this.#done = true;
       return out;

@@ -56,7 +56,12 @@ describe("one RPC per session request, none to the directory", () => {
     const keys: string[] = [];
     const { env, calls } = fakeEnv({
       RATE_LIMIT_PER_MINUTE: "30",
-      RATE_LIMITER: { limit: async ({ key }: { key: string }) => (keys.push(key), { success: true }) },
+      RATE_LIMITER: {
+        limit: async ({ key }: { key: string }) => {
+          keys.push(key);
+          return { success: true };
+        },
+      },
     });
     expect((await get(env)).status).toBe(200);
     expect(keys).toEqual([principalOf(TOKEN)]);

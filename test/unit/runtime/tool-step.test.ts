@@ -33,7 +33,15 @@ function heldTool(name = "echo", effect: "read" | "write" = "write") {
       return answered;
     },
   };
-  return { tool, seen, answer, started, bind: (r: FakeRuntime) => void (rt = r) };
+  return {
+    tool,
+    seen,
+    answer,
+    started,
+    bind: (r: FakeRuntime) => {
+      rt = r;
+    },
+  };
 }
 
 function openCall(args: unknown = { text: "hello" }, name = "echo") {

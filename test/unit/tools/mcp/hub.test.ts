@@ -1,4 +1,4 @@
-/** The MCP client and listing against a real MCP server process (test/fakes/mcp-server.mjs). */
+/** The MCP client and listing against a real MCP server process (bench/lib/fake-mcp-server.mjs). */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../../src/http";
 import { McpHub, type McpToolSpec, parseMcpServers } from "../../../../src/tools/mcp";

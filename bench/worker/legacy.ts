@@ -2,9 +2,9 @@
  * Today's code paths (as of 454ead7, before the "bounded in bytes" work), kept only so the bench
  * can measure them beside the current ones in the same workerd, on the same storage.
  */
-import { canonical, type Event, sha256Hex, verifyRows } from "../src/log";
-import { BLOB_CHUNK_BYTES } from "../src/log/blobs";
-import { utf8BoundaryBefore } from "../src/tools/builtin/text";
+import { canonical, type Event, sha256Hex, verifyRows } from "../../src/log";
+import { BLOB_CHUNK_BYTES } from "../../src/log/blobs";
+import { utf8BoundaryBefore } from "../../src/tools/builtin/text";
 
 type Sql = SqlStorage;
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { REPO_ROOT, withoutBuild } from "../test/e2e/harness/wrangler";
+import { REPO_ROOT, withoutBuild } from "./wrangler";
 
 /**
  * A private copy of the app's wrangler.toml whose Worker is bench/app.ts (the app wrapped for

@@ -1,8 +1,8 @@
 /**
- * The runner's side of bench/bytes.ts: bytes out of SQLite per context build, per read_archive
+ * The runner's side of bench/worker/bytes.ts: bytes out of SQLite per context build, per read_archive
  * page and per /transcript and /files page; the workerd peak RSS for one 10 MiB tool result;
  * the longest stretch /verify and a WebSocket catch-up hold the object. Each against today's
- * code path (bench/legacy.ts) in the same workerd, as a ratio with a target.
+ * code path (bench/worker/legacy.ts) in the same workerd, as a ratio with a target.
  *
  * Peak memory: the workerd process's VmHWM after `clear_refs` 5, minus its RSS just before the
  * call (Linux), on a freshly started workerd per code path, so pages the other path left
@@ -10,8 +10,9 @@
  * own allocations are in it too).
  */
 import { rmSync } from "node:fs";
-import { makePersistDir } from "../test/e2e/harness/wrangler";
-import { type BenchServer, memory, resetPeak, startBenchWorker } from "./procs";
+import { type BenchServer, memory, resetPeak, startBenchWorker } from "../lib/procs";
+import type { Report } from "../lib/stats";
+import { makePersistDir } from "../lib/wrangler";
 
 const MB = 1024 * 1024;
 const RESULT_BYTES = 400 * 1024;
@@ -119,11 +120,6 @@ export async function bytesFigures(b: Caller): Promise<BytesResults> {
     pages,
   };
 }
-
-type Report = {
-  info(measure: string, value: string, wall?: string, ratio?: string): void;
-  target(measure: string, value: string, ratio: string, goal: string, ok: boolean): void;
-};
 
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const x = (n: number) => (n >= 10 ? n.toFixed(0) : n.toFixed(2));

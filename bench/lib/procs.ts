@@ -4,7 +4,7 @@
  * process that runs the Worker's code.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { startWrangler } from "../test/e2e/harness/wrangler";
+import { startWrangler } from "./wrangler";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -1,18 +1,18 @@
 /**
  * Bytes and memory figures (DESIGN §6 "Bounded in bytes", issue 8 item 7), measured in the bench
- * Worker beside today's code paths (bench/legacy.ts) on the same storage:
+ * Worker beside today's code paths (bench/worker/legacy.ts) on the same storage:
  * bytes that leave SQLite per context build and per read_archive page, the workerd peak for one
  * 10 MiB tool result, the longest stretch /verify and a WebSocket catch-up hold the object, and
  * the bytes of a /transcript and /files page.
  */
 
-import { EventStore } from "../src/log";
-import type { ModelConfig } from "../src/model";
-import { buildModelMessages, buildTranscript } from "../src/projections";
-import { replaySocket, SessionObject, type SocketAttachment } from "../src/session";
-import { applyMigrations } from "../src/storage";
-import { BUILTIN_TOOLS, listFiles, serializeToolResponse, type ToolContext } from "../src/tools";
-import { countingSql, offloadedLogDrafts } from "../test/do/bounded-log";
+import { EventStore } from "../../src/log";
+import type { ModelConfig } from "../../src/model";
+import { buildModelMessages, buildTranscript } from "../../src/projections";
+import { replaySocket, SessionObject, type SocketAttachment } from "../../src/session";
+import { applyMigrations } from "../../src/storage";
+import { BUILTIN_TOOLS, listFiles, serializeToolResponse, type ToolContext } from "../../src/tools";
+import { countingSql, offloadedLogDrafts } from "../lib/bounded-log";
 import {
   legacyAppendBody,
   legacyArchivePage,
@@ -167,7 +167,7 @@ export class BenchBytes extends SessionObject {
 
   /**
    * One 10 MiB http_fetch result from the network to the log, as the runtime commits it
-   * (serialize, measure, archive, append). `mode` "today" runs today's copies (bench/legacy.ts).
+   * (serialize, measure, archive, append). `mode` "today" runs today's copies (bench/worker/legacy.ts).
    */
   async tenMiBResult(mode: "ours" | "today", stop = 9) {
     const salt = crypto.randomUUID();

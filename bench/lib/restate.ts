@@ -9,7 +9,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, REPO_ROOT } from "../test/e2e/harness/wrangler";
+import { freePort, REPO_ROOT } from "./wrangler";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const SERVER = join(REPO_ROOT, "node_modules", "@restatedev", "restate-server-linux-x64", "bin", "restate-server");

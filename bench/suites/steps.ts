@@ -1,0 +1,140 @@
+/**
+ * A durable step against Restate (docs/design.md#4-the-run-loop): 50 no-op tool calls in one model
+ * answer on our side, 50 `ctx.run` no-ops in one invocation on a local restate-server, interleaved
+ * per run; per step = (n steps − 0 steps) / n, so the fixed cost of a turn cancels on both sides.
+ */
+import { type Bench, log } from "../lib/bench";
+import { startRestate } from "../lib/restate";
+import { fmt, percentile, type Report, type Stat, span, stat } from "../lib/stats";
+
+/** Durable steps per timed turn / invocation, and how many timed runs (after a warm-up). */
+export const STEPS_N = 50;
+const STEP_RUNS = 11;
+
+export type PerStep = { wall: Stat; cpu: Stat; p50: number; p99: number; unit: string };
+
+export function perStepOf(
+  withN: { wall: number; cpu: number }[],
+  without: { wall: number; cpu: number }[],
+  n: number,
+): PerStep {
+  // (turn of n steps − median turn of 0 steps) / n, per run: the fixed cost of a turn or an
+  // invocation (HTTP, the message, the closing answer) cancels on both sides.
+  const w0 = stat(without.map((x) => x.wall)).median;
+  const c0 = stat(without.map((x) => x.cpu)).median;
+  const wall = withN.map((x) => Math.max(0, x.wall - w0) / n);
+  const cpu = withN.map((x) => Math.max(0, x.cpu - c0) / n);
+  return { wall: stat(wall), cpu: stat(cpu), p50: percentile(wall, 50), p99: percentile(wall, 99), unit: "ms" };
+}
+
+export type StepResults = {
+  restate: PerStep & { inHandler: { p50: number; p99: number; steps: number }; durability: Record<string, string> };
+  ours: PerStep & { requests: number; rows: RowsPerStep };
+};
+
+export type TurnAnswer = {
+  requests: number;
+  gapsMs: number[];
+  slices: number;
+  highWater: number;
+  rows: { read: number; written: number };
+};
+
+/** Rows per step: (rows of a turn of n steps − median rows of a turn of none) / n, median over runs. */
+export type RowsPerStep = { read: number; written: number };
+export function rowsPerStepOf(withN: RowsPerStep[], without: RowsPerStep[], n: number): RowsPerStep {
+  const r0 = stat(without.map((x) => x.read)).median;
+  const w0 = stat(without.map((x) => x.written)).median;
+  return {
+    read: stat(withN.map((x) => Math.max(0, x.read - r0) / n)).median,
+    written: stat(withN.map((x) => Math.max(0, x.written - w0) / n)).median,
+  };
+}
+
+export async function runSteps(b: Bench): Promise<StepResults> {
+  const restate = await startRestate();
+  log(`restate-server up; durability as configured: ${JSON.stringify(restate.durability)}`);
+  try {
+    const peer = "steps-peer";
+    await b.call("BENCH_SESSION", peer, "benchTurn", [1, 2]); // creates the session; warm-up
+    const rN: { wall: number; cpu: number }[] = [];
+    const r0: { wall: number; cpu: number }[] = [];
+    const hN: { wall: number; cpu: number }[] = [];
+    const h0: { wall: number; cpu: number }[] = [];
+    const gaps: number[] = [];
+    const rowsN: RowsPerStep[] = [];
+    const rows0: RowsPerStep[] = [];
+    let requests = 0;
+    for (let run = 0; run <= STEP_RUNS; run++) {
+      // Interleaved, so drift in machine load touches both sides alike.
+      const a = await restate.invoke(STEPS_N);
+      const z = await restate.invoke(0);
+      await b.empty("BENCH_SESSION", peer);
+      const t = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [1, STEPS_N]);
+      const t0 = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [0, 1]);
+      if (run === 0) continue;
+      rN.push({ wall: a.wallMs, cpu: a.cpuMs });
+      r0.push({ wall: z.wallMs, cpu: z.cpuMs });
+      const base = b.baseline("BENCH_SESSION");
+      hN.push({ wall: t.wallMs - base.wall, cpu: t.cpuMs - base.cpu });
+      h0.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
+      gaps.push(...a.gapsNs.map((g) => g / 1e6));
+      rowsN.push(t.value.rows);
+      rows0.push(t0.value.rows);
+      requests = t.value.requests;
+    }
+    const out: StepResults = {
+      restate: {
+        ...perStepOf(rN, r0, STEPS_N),
+        inHandler: { p50: percentile(gaps, 50), p99: percentile(gaps, 99), steps: gaps.length },
+        durability: restate.durability,
+      },
+      ours: { ...perStepOf(hN, h0, STEPS_N), requests, rows: rowsPerStepOf(rowsN, rows0, STEPS_N) },
+    };
+    log(
+      `durable step: restate ${out.restate.wall.median.toFixed(3)} ms (in handler p50 ${out.restate.inHandler.p50.toFixed(2)}), ours ${out.ours.wall.median.toFixed(3)} ms`,
+    );
+    return out;
+  } finally {
+    await restate.stop();
+  }
+}
+
+export function reportSteps(stepR: StepResults, { info, target }: Report): void {
+  // durable steps against Restate (item 1)
+  const rr = stepR.restate;
+  const ho = stepR.ours;
+  info(
+    `Restate: durable step (ctx.run no-op), ms/step, ${STEPS_N} per invocation, from the ingress client`,
+    span(rr.wall, 3),
+    "",
+    `p50 ${fmt(rr.p50, 3)} / p99 ${fmt(rr.p99, 3)} (per-run); in handler p50 ${fmt(rr.inHandler.p50, 3)} / p99 ${fmt(rr.inHandler.p99, 3)}`,
+  );
+  info(
+    "  Restate durability as configured (restate-server --dump-config)",
+    Object.entries(rr.durability)
+      .filter(([key]) => /disable-wal/.test(key))
+      .map(([key, v]) => `${key.replace(/rocksdb-/, "")}=${v}`)
+      .join(", "),
+  );
+  info(
+    `ours: durable step (a no-op tool call: T1 + run + T2 + plan), ms/step, ${STEPS_N} calls in one answer`,
+    span(ho.wall, 3),
+    "",
+    `p50 ${fmt(ho.p50, 3)} / p99 ${fmt(ho.p99, 3)} (per-run); CPU ${fmt(ho.cpu.median, 3)} ms; rows read / written per step ${fmt(ho.rows.read, 1)} / ${fmt(ho.rows.written, 1)}`,
+  );
+  info(
+    "  ours durability as configured",
+    "workerd local SQLite, defaults (not set by us); 1 transactionSync per commit; output gate",
+  );
+  // Fails if a tool step's fixed cost doubles: an extra read of the whole turn suffix per
+  // step, a second transaction per commit, an awaited storage round trip between T1 and T2.
+  const vsRestate = rr.wall.median / ho.wall.median;
+  target(
+    "durable step: ours vs Restate (wall per step, median)",
+    `${fmt(ho.wall.median, 3)} / ${fmt(rr.wall.median, 3)} ms`,
+    `${fmt(vsRestate)}× faster`,
+    "≥ 2× faster",
+    vsRestate >= 2,
+  );
+}

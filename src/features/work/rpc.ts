@@ -1,0 +1,69 @@
+/**
+ * Work beyond one turn as the object's RPC methods and its alarm run it, once admitted:
+ * triggers, runs and the resume of a run's wait (docs/API.md#work-beyond-one-turn).
+ * An unknown name or run is 404 before a bad body is 400 (docs/API.md#authentication-and-errors).
+ */
+import { ApiError } from "../../contract";
+import type { SessionRuntime } from "../../runtime/session-runtime";
+import { turnOfRun } from "../../runtime/waits";
+import type { SqlLike } from "../../storage/sql";
+import { createTrigger, deleteTrigger, fireDueTriggers, startQueuedRun, triggerExists } from "./commands";
+
+type Work = { runtime: SessionRuntime; sql: SqlLike };
+type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+export async function addTrigger({ runtime, sql }: Work, input: Parameters<typeof createTrigger>[2]) {
+  const trigger = createTrigger(runtime, sql, input);
+  await runtime.arm();
+  return trigger;
+}
+
+export async function removeTrigger({ runtime, sql }: Work, name: string, parsed: Parsed<void>): Promise<void> {
+  if (!triggerExists(sql, name)) throw new ApiError("not_found", "unknown trigger");
+  if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+  deleteTrigger(runtime, sql, name);
+  // The alarm moves to whatever else is owed (a lease, a retry, the outbox, the next trigger).
+  await runtime.arm();
+}
+
+/** `POST /runs/:runId/resume`: releases the current wait of the run's turn, else 409. */
+export function resumeRun(
+  { runtime, sql }: Work,
+  runId: string,
+  parsed: Parsed<{ waitId: string; text?: string }>,
+): Promise<{ seq: number }> {
+  const turn = turnOfRun(sql, runId);
+  if (turn === undefined) throw new ApiError("not_found", "unknown run");
+  if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+  return runtime.resume({ turnOfRun: turn, waitId: parsed.value.waitId, text: parsed.value.text ?? "" });
+}
+
+/** Fires what is due; a failure here must not keep the run loop from its slice. */
+export function fireTriggers({ runtime, sql }: Work): void {
+  try {
+    fireDueTriggers(runtime, sql);
+  } catch (err) {
+    console.error("highwater: firing triggers failed", err);
+  }
+}
+
+/** With no turn open, a run queued behind the last one starts, in a fresh slice. */
+export async function afterTurn({ runtime, sql }: Work): Promise<void> {
+  startQueuedRun(runtime, sql);
+  await runtime.arm();
+}
+
+/** Stop, then a run queued behind the stopped turn may start. */
+export async function stopTurn(work: Work) {
+  const session = work.runtime.stop();
+  await afterTurn(work);
+  return session;
+}
+
+/** One alarm: what is due fires, a queued run starts, the loop takes its slice, and the next run may start. */
+export async function alarmSlice(work: Work): Promise<void> {
+  fireTriggers(work);
+  startQueuedRun(work.runtime, work.sql);
+  await work.runtime.alarm();
+  await afterTurn(work);
+}

@@ -1,0 +1,122 @@
+/**
+ * The session's own commands as the object's RPC methods run them, once admitted: checks that
+ * belong at the boundary (thresholds, 404 before 400), then the runtime's command.
+ * docs/API.md#authentication-and-errors: an unknown id is 404 before a bad body is 400.
+ */
+import { computeThreshold, MIN_THRESHOLD } from "../context";
+import { ApiError } from "../contract";
+import type { ChildSpawn } from "../features/children/commands";
+import { createFork, type ForkSource } from "../features/fork/commands";
+import { type ModelConfig, mergeModel } from "../model";
+import type { Session, SessionOptions } from "../projections";
+import { approvalKnown } from "../runtime";
+import type { Admitted } from "./admission";
+import { ownerHash } from "./ownership";
+import type { Parsed } from "./reads";
+import { rememberPrincipal } from "./tickets";
+
+export type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
+
+/** A session and its open turn, if any: where a chat stream starts. */
+export type ChatTurn = { session: Session; turn: { turnId: string; startSeq: number } | null };
+
+/** A model whose context window leaves too little room is refused (docs/API.md#sessions). */
+export function checkThreshold(model: Pick<ModelConfig, "contextWindow" | "maxOutputTokens">): void {
+  const threshold = computeThreshold(model.contextWindow, model.maxOutputTokens);
+  if (threshold < MIN_THRESHOLD)
+    throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
+}
+
+export function patchSession(
+  { runtime }: Admitted,
+  input: { title?: string | null; model?: Partial<ModelConfig>; maxModelCallsPerTurn?: number },
+): Session {
+  let model: ModelConfig | undefined;
+  if (input.model) {
+    model = mergeModel(runtime.session().model, input.model);
+    checkThreshold(model);
+  }
+  return runtime.patch({ title: input.title, model, maxModelCallsPerTurn: input.maxModelCallsPerTurn });
+}
+
+/** The open turn a chat stream follows (docs/API.md#chat-ai-sdk-ui-message-stream), with the session. */
+export function chatTurn({ runtime }: Admitted): ChatTurn {
+  const open = runtime.summary?.openTurn;
+  return { session: runtime.session(), turn: open ? { turnId: open.turnId, startSeq: open.startSeq } : null };
+}
+
+/** An approval decision: the request id is looked up first, so an unknown one is 404 before a bad body is 400. */
+export function decide({ runtime, sql }: Admitted, requestId: string, parsed: Parsed<DecisionInput>): Promise<Session> {
+  if (!approvalKnown(sql, requestId)) throw new ApiError("not_found", "unknown approval");
+  if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+  return runtime.decide({ requestId, ...parsed.value });
+}
+
+/** `POST /recovery-notice/dismiss`: 409 unless `atSeq` names the current notice. */
+export function dismissRecoveryNotice({ runtime }: Admitted, parsed: Parsed<{ atSeq: number }>): Session {
+  if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+  return runtime.dismissRecoveryNotice(parsed.value);
+}
+
+/** An external message: opens a turn or joins the open one, recorded as `inbox:<source>`. */
+export function postInbox({ runtime }: Admitted, input: { source: string; text: string; correlationId?: string }) {
+  return runtime.postMessage({
+    text: input.text,
+    source: `inbox:${input.source}`,
+    ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
+  });
+}
+
+export type CreateInput = {
+  options: SessionOptions;
+  model: ModelConfig;
+  parentId: string | null;
+  directoryId?: string;
+};
+
+/** Seq 1 with the owner, and the principal kept beside it (call inside the block that creates the tables). */
+export function createOwned(
+  { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
+  id: string,
+  principal: string,
+  input: CreateInput,
+): Session {
+  const { options, model, parentId, directoryId } = input;
+  const owner = ownerHash(id, principal);
+  const session = runtime.create({ id, parentId, options, model, owner, ...(directoryId ? { directoryId } : {}) });
+  rememberPrincipal(sql, principal);
+  return session;
+}
+
+/** A child keeps its parent's principal beside its log, so that the children it spawns are that principal's too. */
+export function keepPrincipal<T>(opened: T, sql: SqlStorage, input: { principal: string }): T {
+  rememberPrincipal(sql, input.principal);
+  return opened;
+}
+
+/**
+ * The parent's idempotent create of this child: session and goal once, keyed by the callId.
+ * The child belongs to its parent's principal, recorded as its own owner hash.
+ */
+export function createChild(runtime: Admitted["runtime"], id: string, input: ChildSpawn & { principal: string }) {
+  const { principal, ...spawn } = input;
+  return runtime.createChild({ ...spawn, owner: ownerHash(id, principal) });
+}
+
+/** A fork's first events with the caller as owner; like any session it keeps its owner's principal, so it can spawn. */
+export function forkOwned(
+  { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
+  id: string,
+  input: {
+    source: ForkSource;
+    directoryId?: string;
+    principal: string;
+    archive: { text: string; mediaType: string }[];
+  },
+): Session {
+  const { source, principal, archive } = input;
+  const directory = input.directoryId ? { directoryId: input.directoryId } : {};
+  const session = createFork(runtime, { id, source, owner: ownerHash(id, principal), archive, ...directory });
+  rememberPrincipal(sql, principal);
+  return session;
+}
