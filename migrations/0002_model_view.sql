@@ -1,4 +1,4 @@
--- The model view (DESIGN §6 "Bounded in bytes"): for each event the model sees differently from
+-- The model view (docs/design.md §6 "Bounded in bytes"): for each event the model sees differently from
 -- how it is logged (an offloaded tool result: its placeholder), that view, keyed by the event's seq.
 -- A cache of the log, written in the same transaction as the event and rebuildable from it.
 CREATE TABLE model_view (

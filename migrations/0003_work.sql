@@ -1,4 +1,4 @@
--- Triggers and runs (CONTRACT §6): caches of the log, rebuilt by folding it again
+-- Triggers and runs (docs/API.md §6): caches of the log, rebuilt by folding it again
 -- (meta `work_through` says how far they are folded). `body` is the row as JSON.
 CREATE TABLE triggers (
   name TEXT PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Work records (CONTRACT §6): a cache of the log's `recordRevision` and `recordEntry` deltas,
+-- Work records (docs/API.md §6): a cache of the log's `recordRevision` and `recordEntry` deltas,
 -- written in the transaction that commits each event and rebuildable from the log.
 CREATE TABLE record_revisions (
   topic TEXT NOT NULL,

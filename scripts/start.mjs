@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm start` (CONTRACT §1): make sure the git-ignored `.dev.vars` holds a local API token
+// `npm start` (docs/API.md §1): make sure the git-ignored `.dev.vars` holds a local API token
 // (created on first start, reused afterwards, other lines kept), print it and the console
 // URL, then run `wrangler dev` on port 8787 in the foreground. Extra arguments go to
 // wrangler (`npm start -- --ip 0.0.0.0`). Works offline: without MODEL_BASE_URL the

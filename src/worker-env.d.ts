@@ -5,7 +5,7 @@ declare namespace Cloudflare {
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;
-    /** The rate-limiting binding (`[[ratelimits]]`), where configured (CONTRACT §7.25). */
+    /** The rate-limiting binding (`[[ratelimits]]`), where configured (docs/API.md §7.25). */
     RATE_LIMITER?: RateLimit;
     API_TOKENS?: string;
     ALLOWED_ORIGINS?: string;
@@ -25,7 +25,7 @@ declare namespace Cloudflare {
     /** docs/API.md#sending-traces-to-a-collector: the OTLP/HTTP collector closed turns' traces go to. */
     OTEL_EXPORTER_OTLP_ENDPOINT?: string;
     OTEL_EXPORTER_OTLP_HEADERS?: string;
-    /** Test-only: a named failpoint (DESIGN §5) at which the object stops for the harness to kill it. */
+    /** Test-only: a named failpoint (docs/design.md §5) at which the object stops for the harness to kill it. */
     HW_FAILPOINT?: string;
     HW_FAILPOINT_URL?: string;
     HW_TEST_MODE?: string;

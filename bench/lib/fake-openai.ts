@@ -366,7 +366,7 @@ export type AgentStepContext = {
 export type AgentSteps = Reply[] | ((step: number, ctx: AgentStepContext) => Reply);
 
 /**
- * A compaction request (CONTRACT §1) sends no tools, or ends with a user message
+ * A compaction request (docs/API.md §1) sends no tools, or ends with a user message
  * mentioning "summary".
  */
 export function isCompactionRequest(body: ChatRequest): boolean {

@@ -1,5 +1,5 @@
 /**
- * Real `wrangler dev` processes for e2e tests, started exactly as CONTRACT §1 says the
+ * Real `wrangler dev` processes for e2e tests, started exactly as docs/API.md §1 says the
  * product runs (`npx wrangler dev --port P --ip 127.0.0.1 --inspector-port Q --persist-to DIR
  * --var NAME:VALUE …` at the repository root), each in its own process group so that
  * `kill9()` takes wrangler and workerd down at once, like a crashed machine.
@@ -354,7 +354,7 @@ export async function restartWrangler(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Failpoints (DESIGN §5): a worker started with HW_FAILPOINT=<id> and HW_FAILPOINT_URL=<sink>
+// Failpoints (docs/design.md §5): a worker started with HW_FAILPOINT=<id> and HW_FAILPOINT_URL=<sink>
 // POSTs the id (text body) to the sink at that boundary and then hangs until killed.
 
 export type FailpointSink = {

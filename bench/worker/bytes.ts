@@ -1,5 +1,5 @@
 /**
- * Bytes and memory figures (DESIGN §6 "Bounded in bytes", issue 8 item 7), measured in the bench
+ * Bytes and memory figures (docs/design.md §6 "Bounded in bytes", issue 8 item 7), measured in the bench
  * Worker beside today's code paths (bench/worker/legacy.ts) on the same storage:
  * bytes that leave SQLite per context build and per read_archive page, the workerd peak for one
  * 10 MiB tool result, the longest stretch /verify and a WebSocket catch-up hold the object, and
@@ -88,7 +88,7 @@ async function longestStretch(work: () => Promise<unknown>): Promise<{ maxGapMs:
   return { maxGapMs, turns };
 }
 
-/** The principal the bench creates its sessions for (the object admits only the owner, CONTRACT §7.26). */
+/** The principal the bench creates its sessions for (the object admits only the owner, docs/API.md §7.26). */
 const BENCH_CALLER = { principal: "bench" };
 
 export class BenchBytes extends SessionObject {
@@ -107,7 +107,7 @@ export class BenchBytes extends SessionObject {
   }
 
   #store(sql: SqlStorage | ReturnType<typeof countingSql>["sql"] = this.ctx.storage.sql) {
-    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); the bench writes around it.
+    // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); the bench writes around it.
     this.ctx.storage.transactionSync(() => applyMigrations(this.ctx.storage.sql));
     return new EventStore(sql, this.ctx.id.toString(), (f) => this.ctx.storage.transactionSync(f));
   }

@@ -107,7 +107,7 @@ export class BenchSession extends SessionObject {
   #runtime(children?: ChildrenPort): { runtime: SessionRuntime; store: EventStore } {
     const sql = this.ctx.storage.sql;
     const transactionSync = <T>(fn: () => T): T => this.ctx.storage.transactionSync(fn);
-    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); the bench writes around it.
+    // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); the bench writes around it.
     transactionSync(() => applyMigrations(sql));
     const store = new EventStore(sql, this.ctx.id.toString(), transactionSync);
     const runtime = new SessionRuntime({
@@ -167,7 +167,7 @@ export class BenchSession extends SessionObject {
         parentId: null,
         options: { title: "bench" },
         model: { ...MODEL, contextWindow: shape.contextWindow },
-        // The bench reads its sessions as BENCH_CALLER (CONTRACT §7.26: the owner is in seq 1).
+        // The bench reads its sessions as BENCH_CALLER (docs/API.md §7.26: the owner is in seq 1).
         owner: ownerHash(this.ctx.id.toString(), BENCH_CALLER.principal),
       });
     }

@@ -1,5 +1,5 @@
 /**
- * The session's WebSocket, kept open (CONTRACT §4). Reconnecting (backoff, one fresh URL per
+ * The session's WebSocket, kept open (docs/API.md §4). Reconnecting (backoff, one fresh URL per
  * attempt) is partysocket's; the URL provider first catches up over HTTP in full pages, then asks
  * for `after=<last seq delivered>` and, for browsers, a fresh single-use ticket. The seq logic is
  * ours: `onFrame` sees each event exactly once and in order across reconnects (a replayed event at
@@ -66,7 +66,7 @@ export function openConnection(deps: ConnectionDeps, sessionId: string, options:
     if (!closed) setState(everOpen ? "reconnecting" : "connecting");
   };
 
-  /** Catch-up over HTTP full pages (CONTRACT §7.21); any failure leaves the rest to the socket's replay. */
+  /** Catch-up over HTTP full pages (docs/API.md §7.21); any failure leaves the rest to the socket's replay. */
   const catchUpPages = async () => {
     try {
       for await (const events of deps.history(sessionId, lastSeq)) {

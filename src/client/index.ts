@@ -1,5 +1,5 @@
 /**
- * A small typed client for highwater's HTTP API (CONTRACT §2) and WebSocket (§4), for browsers,
+ * A small typed client for highwater's HTTP API (docs/API.md §2) and WebSocket (§4), for browsers,
  * Node 20+ and tests. It uses only `fetch`, `URL`, timers and a WebSocket implementation, so it
  * bundles for the browser console as is.
  */
@@ -42,7 +42,7 @@ export type * from "../contract/trace";
 export type * from "../contract/transcript";
 export type * from "../contract/work";
 export * from "./types";
-/** The page size of catch-up: a full page of it is immutable and cacheable (CONTRACT §7.21). */
+/** The page size of catch-up: a full page of it is immutable and cacheable (docs/API.md §7.21). */
 export const HISTORY_PAGE = 500;
 
 /** A typed client for one Worker and one token. */
@@ -72,7 +72,7 @@ export class HighwaterClient {
   }
 
   /**
-   * The sub-sessions a session spawned (CONTRACT §6 spawn_session), newest first: the caller's
+   * The sub-sessions a session spawned (docs/API.md §6 spawn_session), newest first: the caller's
    * sessions whose `parentId` is `parentId`, read through every page of the listing.
    */
   async listChildren(parentId: string): Promise<Session[]> {
@@ -131,7 +131,7 @@ export class HighwaterClient {
 
   /**
    * Every event after `after`, page by page, until a page with fewer events than asked (the
-   * head: caught up, CONTRACT §7.21). The first page is shortened so that every later one
+   * head: caught up, docs/API.md §7.21). The first page is shortened so that every later one
    * starts at a multiple of `limit`: any reader of the session asks for the same full pages,
    * which the edge answers from its cache (§7.22), and only the last, partial one is live.
    */
@@ -182,12 +182,12 @@ export class HighwaterClient {
     return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
   }
 
-  /** Stored archive bytes (CONTRACT §2), or the range `offset`..`offset+limit`. */
+  /** Stored archive bytes (docs/API.md §2), or the range `offset`..`offset+limit`. */
   async archive(id: string, sha256: string, range: { offset?: number; limit?: number } = {}): Promise<string> {
     return (await this.#request("GET", `${sessionPath(id)}/archive/${sha256}${queryString(range)}`)).text();
   }
 
-  /** External input (CONTRACT §6): opens a turn or joins the open one. */
+  /** External input (docs/API.md §6): opens a turn or joins the open one. */
   inbox(id: string, input: { source: string; text: string; correlationId?: string }): Promise<Accepted> {
     return this.#json("POST", `${sessionPath(id)}/inbox`, input);
   }
@@ -217,7 +217,7 @@ export class HighwaterClient {
     return this.#json("POST", `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`, input);
   }
 
-  /** Work records (CONTRACT §6): the topics, one topic with its uncovered entries, a revision, an entry. */
+  /** Work records (docs/API.md §6): the topics, one topic with its uncovered entries, a revision, an entry. */
   records(id: string): Promise<{ topics: RecordTopic[] }> {
     return this.#json("GET", `${sessionPath(id)}/records`);
   }

@@ -2,17 +2,17 @@ import { tokensForChars } from "../projections";
 
 /**
  * The input-token threshold for window W with `maxOut` tokens reserved for output:
- * min(floor(0.9·W), W − maxOut − min(ceil(0.02·W), 1000)) (DESIGN §6).
+ * min(floor(0.9·W), W − maxOut − min(ceil(0.02·W), 1000)) (docs/design.md §6).
  */
 export function computeThreshold(contextWindow: number, maxOutputTokens: number): number {
   const safety = Math.min(Math.ceil(0.02 * contextWindow), 1000);
   return Math.min(Math.floor(0.9 * contextWindow), contextWindow - maxOutputTokens - safety);
 }
 
-/** Sessions whose threshold would fall below this are refused (CONTRACT §2). */
+/** Sessions whose threshold would fall below this are refused (docs/API.md §2). */
 export const MIN_THRESHOLD = 1000;
 
-/** CONTRACT §1: the output reservation when none is configured. */
+/** docs/API.md §1: the output reservation when none is configured. */
 export function defaultMaxOutputTokens(contextWindow: number): number {
   return Math.min(8192, Math.floor(contextWindow / 4));
 }

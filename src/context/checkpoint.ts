@@ -2,7 +2,7 @@ import { z } from "zod";
 import { type EventDraft, type EventStore, isBlobRef } from "../log";
 import type { SqlLike } from "../storage";
 
-/** The five sections every checkpoint summary has, in this order (DESIGN §6). */
+/** The five sections every checkpoint summary has, in this order (docs/design.md §6). */
 export const CHECKPOINT_SECTIONS = [
   "Goal and deliverable",
   "Progress and next steps",
@@ -17,7 +17,7 @@ export type PlaceholderMark = { callId: string; sha256: string; bytes: number; p
 /** How a checkpoint's summary was made: by the model, by the deterministic extract, or carried unchanged. */
 export type CheckpointMethod = "model" | "extract" | "carried";
 
-/** `stateDelta.checkpoint` as appended to the log (CONTRACT §3), plus what the context needs from it. */
+/** `stateDelta.checkpoint` as appended to the log (docs/API.md §3), plus what the context needs from it. */
 export type CheckpointPayload = {
   id: string;
   throughSeq: number;
@@ -97,7 +97,7 @@ export function validateSummary(text: string, maxChars: number): SummaryCheck {
   return { ok: true, summary };
 }
 
-/** The hidden event that records a checkpoint before the call that uses it (CONTRACT §3). */
+/** The hidden event that records a checkpoint before the call that uses it (docs/API.md §3). */
 export function checkpointDraft(payload: CheckpointPayload, base: { turnId: string; runId: string }): EventDraft {
   return { author: "runtime", modelVisibility: "hidden", ...base, actions: { stateDelta: { checkpoint: payload } } };
 }

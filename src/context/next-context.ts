@@ -23,7 +23,7 @@ import {
   tailStarts,
 } from "./waterline";
 
-/** The checkpoint as `GET /context` shows it (CONTRACT ContextView). */
+/** The checkpoint as `GET /context` shows it (docs/API.md §2 `ContextView`). */
 export type { CheckpointView } from "../contract/reads";
 export { COMPACTION_LEVELS, type CompactionBudget, compactionBudget } from "./compaction-budget";
 
@@ -41,7 +41,7 @@ export type ContextInput = {
   model: ModelConfig;
   system: string;
   tools: ToolSpec[];
-  /** A fork's prefix (CONTRACT §7.30): the parent's messages the context starts from until its own first checkpoint. */
+  /** A fork's prefix (docs/API.md §7.30): the parent's messages the context starts from until its own first checkpoint. */
   prefix?: { messages: NeutralMessage[]; text: string };
 };
 
@@ -69,7 +69,7 @@ export function placeholderMap(c: Pick<CheckpointPayload, "placeholders"> | null
 }
 
 /**
- * The budget estimate (DESIGN §6): the provider's reported input tokens for the last request,
+ * The budget estimate (docs/design.md §6): the provider's reported input tokens for the last request,
  * when that request was built on the same checkpoint (so its messages are a prefix of these),
  * plus ~chars/4 of what the messages grew by since; otherwise ~chars/4 of the whole request
  * (messages and tools as JSON). Cumulative usage is never used. Pure.
@@ -262,7 +262,7 @@ export function planCompaction(
     marks.set(c.callId, { sha256: "0".repeat(64), bytes: 0, preview: "x".repeat(PREVIEW_BYTES) });
   }
   const starts = tailStarts(events);
-  // A fork's first compaction may summarise only the parent's prefix it starts from (CONTRACT §7.30).
+  // A fork's first compaction may summarise only the parent's prefix it starts from (docs/API.md §7.30).
   const prefixOnly = !cp && input.prefix !== undefined;
   if ((level === 1 && cp) || prefixOnly) starts.unshift(0);
   const choice = selectWaterline({

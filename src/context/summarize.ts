@@ -95,7 +95,7 @@ export function summarySystemPrompt(maxChars: number): string {
 }
 
 /**
- * A compaction request (CONTRACT §1): no tools, and it ends with a user message that asks for
+ * A compaction request (docs/API.md §1): no tools, and it ends with a user message that asks for
  * the summary. It merges the previous summary with one piece of new events.
  */
 export function buildSummaryRequest(input: {

@@ -2,7 +2,7 @@ import { type Event, isBlobRef } from "../log";
 import { type OffloadMark, offloadOf, placeholderFor, tokensForChars } from "../projections";
 import { serializeToolResponse, utf8ByteLength } from "../tools";
 
-/** Results over this size that are older than the last few become placeholders at a compaction (DESIGN §6). */
+/** Results over this size that are older than the last few become placeholders at a compaction (docs/design.md §6). */
 export const OLDER_RESULT_PLACEHOLDER_BYTES = 4096;
 /** The most recent tool results, which stay raw at an ordinary compaction. */
 export const RECENT_RAW_RESULTS = 3;

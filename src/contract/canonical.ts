@@ -1,5 +1,5 @@
 /**
- * Canonical JSON (CONTRACT §3): `JSON.stringify` with every object's keys sorted
+ * Canonical JSON (docs/API.md §3): `JSON.stringify` with every object's keys sorted
  * in JavaScript's default string order, no whitespace, `null` kept, `undefined`
  * fields omitted. Arrays keep their order.
  */
@@ -30,7 +30,7 @@ const remembered = new WeakMap<object, string>();
 /**
  * `canonical(value)`, remembered per object when it is large, so that one large tool result is
  * serialized once on its way to the log (measured and archived by the runtime, then moved to the
- * blob store by the event store), not once per step (DESIGN §6: a 10 MiB result is not copied
+ * blob store by the event store), not once per step (docs/design.md §6: a 10 MiB result is not copied
  * again and again). Only for values that are never changed after they are made, such as a
  * tool's response.
  */

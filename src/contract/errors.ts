@@ -1,10 +1,10 @@
 /**
- * The contract's error shape (CONTRACT §2): one table of codes and statuses, one error class,
+ * The contract's error shape (docs/API.md §2): one table of codes and statuses, one error class,
  * and the one builder of `{ error: { code, message } }` that HTTP answers and socket frames
  * share. Pure: browsers, the Worker and the session object all import it.
  */
 
-/** Error codes with their HTTP status, in the order requests are checked (CONTRACT §7.1). */
+/** Error codes with their HTTP status, in the order requests are checked (docs/API.md §7.1). */
 export const ERROR_STATUS = {
   not_configured: 503,
   unauthorized: 401,
@@ -51,7 +51,7 @@ export function toErrorBody(err: unknown): { status: ErrorStatus; body: ErrorBod
   return { status: ERROR_STATUS.internal, body: errorBody("internal", "internal error") };
 }
 
-/** A socket `error` frame (CONTRACT §4), with the id of the frame it answers. */
+/** A socket `error` frame (docs/API.md §4), with the id of the frame it answers. */
 export function errorFrame(code: ErrorCode, message: string, id?: string) {
   return { type: "error" as const, ...(id === undefined ? {} : { id }), ...errorBody(code, message) };
 }

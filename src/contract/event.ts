@@ -15,7 +15,7 @@ export const EventContent = z.discriminatedUnion("type", [
     callId: z.string(),
     name: z.string(),
     args: z.unknown(),
-    /** The provider's own id for the call, used only on the wire (CONTRACT §7.6). */
+    /** The provider's own id for the call, used only on the wire (docs/API.md §7.6). */
     providerCallId: z.string().optional(),
   }),
   z.object({
@@ -44,7 +44,7 @@ export const EventActions = z.object({
       callId: z.string(),
       tool: z.string(),
       args: z.unknown(),
-      // CONTRACT §7.17: recorded with the request so that the pending approval carries it.
+      // docs/API.md §7.17: recorded with the request so that the pending approval carries it.
       argsDigest: z.string().optional(),
     })
     .optional(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Event } from "./event";
 import type { Session } from "./session";
 
-/** Max UTF-8 bytes of a message text (CONTRACT §2). */
+/** Max UTF-8 bytes of a message text (docs/API.md §2). */
 export const MAX_TEXT_BYTES = 262_144;
 
 const hasLoneSurrogate = (s: string) =>
@@ -35,7 +35,7 @@ export function utf8Bytes(s: string): number {
   return n;
 }
 
-/** Client → server WebSocket frames (CONTRACT §4). */
+/** Client → server WebSocket frames (docs/API.md §4). */
 export const ClientFrame = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("message"),

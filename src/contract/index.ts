@@ -17,7 +17,7 @@ export * from "./trace";
 export * from "./transcript";
 export * from "./work";
 
-/** CONTRACT §2: the largest request body, checked from Content-Length before reading, else while reading. */
+/** docs/API.md §2: the largest request body, checked from Content-Length before reading, else while reading. */
 export const MAX_BODY_BYTES = 1_048_576;
 
 /** Approval request ids are minted by the runtime: `apr_` and 24 lowercase hex characters. */

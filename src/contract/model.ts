@@ -13,7 +13,7 @@ export type ModelConfig = {
 export type AssistantPart =
   | { type: "text"; text: string }
   | { type: "thinking"; text: string; signature?: string }
-  /** `providerCallId`: the id the provider gave the call, sent in its place on the wire (CONTRACT §7.6). */
+  /** `providerCallId`: the id the provider gave the call, sent in its place on the wire (docs/API.md §7.6). */
   | { type: "tool-call"; callId: string; name: string; args: unknown; providerCallId?: string };
 
 export type ToolResultPart = {

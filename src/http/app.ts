@@ -16,7 +16,7 @@ import { turnRoutes } from "./turns";
 import type { EdgeEnv } from "./types";
 
 /**
- * The HTTP edge (DESIGN §2): one middleware per concern in the order of CONTRACT §7.1
+ * The HTTP edge (docs/design.md §2): one middleware per concern in the order of docs/API.md §7.1
  * (CORS, 503/401, 403, 429, 413), then the routes grouped by concern, each answering 405 for
  * the methods it lacks, behind the session lookup; one `onError` builds every error body.
  */

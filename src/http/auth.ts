@@ -35,7 +35,7 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 
 /**
  * 503 without `API_TOKENS`; else a bearer token, or on the WebSocket route a ticket, or 401.
- * A ticket is checked here, before the Origin (CONTRACT §7.1): a missing, used, expired or
+ * A ticket is checked here, before the Origin (docs/API.md §7.1): a missing, used, expired or
  * wrong-session ticket is 401 whatever the Origin. The session object uses it up later.
  */
 export function auth(): EdgeMiddleware {

@@ -2,7 +2,7 @@ import { bodyLimit } from "hono/body-limit";
 import { ApiError, MAX_BODY_BYTES } from "../contract";
 import type { EdgeContext, EdgeMiddleware } from "./types";
 
-/** CONTRACT §7.2: an early answer first reads and discards up to this much of the body. */
+/** docs/API.md §7.2: an early answer first reads and discards up to this much of the body. */
 export const DRAIN_BYTES = 8 * 1024 * 1024;
 /** A client that stops sending mid-body does not hold the request open longer than this. */
 const DRAIN_IDLE_MS = 5_000;
@@ -83,7 +83,7 @@ async function drainSource(source: Source): Promise<void> {
 const tooLarge = () => new ApiError("payload_too_large", `body over ${MAX_BODY_BYTES} bytes`);
 
 /**
- * `hono/body-limit` at 1 MiB (CONTRACT §2): from Content-Length before anything is read,
+ * `hono/body-limit` at 1 MiB (docs/API.md §2): from Content-Length before anything is read,
  * else while reading. Its `onError` drains before the 413 is answered. GET and HEAD bodies
  * are discarded here and never parsed (§7.2). A body that cannot be read (a broken chunked
  * stream) is marked, so that the route answers 400 after the checks that come first.
@@ -116,7 +116,7 @@ export function bodyLimitEdge(): EdgeMiddleware {
 }
 
 /**
- * The request body as JSON, whatever the Content-Type (CONTRACT §2). An empty body is
+ * The request body as JSON, whatever the Content-Type (docs/API.md §2). An empty body is
  * `empty`; anything else must parse (`null` is a value, not an empty body).
  */
 export async function readJson(c: EdgeContext, empty: unknown): Promise<unknown> {
@@ -136,7 +136,7 @@ export async function readJson(c: EdgeContext, empty: unknown): Promise<unknown>
   }
 }
 
-/** Routes whose body is "—" (CONTRACT §2): empty or `{}`, nothing else. */
+/** Routes whose body is "—" (docs/API.md §2): empty or `{}`, nothing else. */
 export async function readNoBody(c: EdgeContext): Promise<void> {
   const b = await readJson(c, undefined);
   if (b !== undefined && (typeof b !== "object" || b === null || Array.isArray(b) || Object.keys(b).length > 0))

@@ -3,7 +3,7 @@ import { sessionNamespace } from "../session/namespace";
 import type { Jurisdiction } from "./schemas";
 
 /**
- * Creates a session so that it is never unreachable (CONTRACT §2): the id is registered in
+ * Creates a session so that it is never unreachable (docs/API.md §2): the id is registered in
  * the owner's directory first, then the object writes seq 1. A refused creation takes the
  * registration back. A creation whose outcome is unknown (the call threw) keeps it: a
  * registered id whose object was never written answers 404 and lists as nothing, while

@@ -5,7 +5,7 @@ import type { EdgeContext } from "./types";
 const STORED_CACHE_CONTROL = "public, max-age=31536000, immutable";
 
 /**
- * The Workers Cache API for full `/events` pages (CONTRACT §7.21–7.22), or null where it does
+ * The Workers Cache API for full `/events` pages (docs/API.md §7.21–7.22), or null where it does
  * nothing: outside workerd (Node tests), and on `*.workers.dev`, where Cloudflare ignores it.
  */
 export function pageCache(c: EdgeContext): Cache | null {

@@ -5,7 +5,7 @@ import type { EdgeContext } from "./types";
 /**
  * The one place an error becomes an answer (hono's `onError` and `notFound`): the body from
  * the contract's builder, the status from its table. A body the request still carries is
- * drained first (CONTRACT §7.2), so the client's connection stays usable.
+ * drained first (docs/API.md §7.2), so the client's connection stays usable.
  */
 export async function answerError(err: unknown, c: EdgeContext): Promise<Response> {
   await drainBody(c.req.raw);

@@ -20,13 +20,13 @@ function allowedOrigins(raw: string | undefined): ReadonlySet<string> {
   return set;
 }
 
-/** The Worker's own origin or one in `ALLOWED_ORIGINS` (CONTRACT §1). */
+/** The Worker's own origin or one in `ALLOWED_ORIGINS` (docs/API.md §1). */
 export function isAllowedOrigin(c: EdgeContext, origin: string): boolean {
   return origin === new URL(c.req.url).origin || allowedOrigins(c.env.ALLOWED_ORIGINS).has(origin);
 }
 
 /**
- * CORS via `hono/cors` (CONTRACT §2, §7.3): it puts its headers on `c.res` before the routes
+ * CORS via `hono/cors` (docs/API.md §2, §7.3): it puts its headers on `c.res` before the routes
  * run, so every answer to an allowed origin carries them, errors and 304s included. A
  * preflight from any other origin is refused with 403.
  */

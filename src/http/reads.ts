@@ -19,7 +19,7 @@ export function readRoutes(app: EdgeApp): void {
       const after = q.after ?? 0;
       const limit = q.limit ?? 500;
       const id = c.req.param("id") ?? "";
-      // CONTRACT §7.22: a full page is looked up after auth, under the caller's own key.
+      // docs/API.md §7.22: a full page is looked up after auth, under the caller's own key.
       const cache = pageCache(c);
       const key = cache ? pageKey(c, id, after, limit) : null;
       // A reader that asks `Cache-Control: no-cache` (as HTTP lets it) is answered by the object.
@@ -33,7 +33,7 @@ export function readRoutes(app: EdgeApp): void {
       const { cacheable, ...page } = unwrap(
         await c.get("session").readEvents(callerOf(c), after, limit),
       ) as EventsPage & { cacheable: boolean };
-      // A full page never changes (CONTRACT §7.21); a page at the head may grow.
+      // A full page never changes (docs/API.md §7.21); a page at the head may grow.
       const last = page.events.at(-1);
       if (page.events.length < limit || !last) {
         c.header("Cache-Control", "private, no-cache");
@@ -79,7 +79,7 @@ export function readRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/archive/:sha256", {
     GET: async (c) => {
       const sha = c.req.param("sha256") ?? "";
-      // One RPC: the object looks the ref up before it answers a bad query (CONTRACT §7.1).
+      // One RPC: the object looks the ref up before it answers a bad query (docs/API.md §7.1).
       const range = await parsedBody(() => {
         const q = parseInput(ArchiveQuery, c.req.query(), "query");
         return { offset: q.offset ?? 0, limit: q.limit };
@@ -100,7 +100,7 @@ export function readRoutes(app: EdgeApp): void {
 
   resource(app, "/v1/sessions/:id/files/*", {
     GET: async (c) => {
-      // The raw path, decoded once by the workspace rules (CONTRACT §5, §7.4), not by the router's param.
+      // The raw path, decoded once by the workspace rules (docs/API.md §5, §7.4), not by the router's param.
       const raw = c.req.path.replace(/^\/v1\/sessions\/[^/]+\/files\//, "");
       const norm = normalizeWorkspacePath(raw);
       if (!norm.ok) throw new ApiError("bad_request", `path: ${norm.message}`);

@@ -5,7 +5,7 @@ import { parseInput, ResumeRun } from "./schemas";
 import { parsedBody } from "./turns";
 import { callerOf, type EdgeApp } from "./types";
 
-/** `POST /v1/sessions/:id/runs/:runId/resume` (CONTRACT §6, §7.33): 202 `{ seq }`. */
+/** `POST /v1/sessions/:id/runs/:runId/resume` (docs/API.md §6, §7.33): 202 `{ seq }`. */
 export function resumeRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/runs/:runId/resume", {
     POST: async (c) => {
@@ -15,7 +15,7 @@ export function resumeRoutes(app: EdgeApp): void {
       const body = await parsedBody(async () => {
         const raw = await readJson(c, undefined);
         const text = (raw as { text?: unknown } | null | undefined)?.text;
-        // Resume text follows the message limits (CONTRACT §7.33): 413 from the raw value.
+        // Resume text follows the message limits (docs/API.md §7.33): 413 from the raw value.
         if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
           throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
         return parseInput(ResumeRun, raw);

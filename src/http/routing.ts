@@ -12,7 +12,7 @@ import type { EdgeApp, EdgeEnv, EdgeMiddleware } from "./types";
  * The stub for a session id from a URL, or null for an id this namespace did not mint
  * (`idFromString` throws on those: malformed, another namespace's, a sibling with a changed
  * digit). A minted id that was never written still gets a stub; its object answers 404 and
- * writes nothing (CONTRACT §7.26).
+ * writes nothing (docs/API.md §7.26).
  */
 export function sessionStub(env: Env, id: string): DurableObjectStub<SessionObject> | null {
   if (!SESSION_ID.test(id)) return null;
@@ -47,7 +47,7 @@ function hasEndpoint(c: Parameters<EdgeMiddleware>[0]): boolean {
 /**
  * Mounted on `/v1/sessions/:id/*`: the stub of the session the path names, or 404 for an id
  * the namespace did not mint. Ownership is the object's to check, in the same RPC as the
- * request itself (CONTRACT §7.26), so no per-principal object is on the path. It steps aside
+ * request itself (docs/API.md §7.26), so no per-principal object is on the path. It steps aside
  * when no route handles the request, so that 404 unknown route and 405 come first (§7.1).
  */
 export function sessionLookup(): EdgeMiddleware {
@@ -62,7 +62,7 @@ export function sessionLookup(): EdgeMiddleware {
     );
     await next();
     // A route that refused the request at the edge (a bad query, body or path) never asked the
-    // object; someone else's session must still be 404 first (CONTRACT §7.1), so ask it now.
+    // object; someone else's session must still be 404 first (docs/API.md §7.1), so ask it now.
     if (!c.get("askedObject") && c.res.status >= 400 && c.res.status !== 404) {
       const r = await stub.getSession({ principal: c.get("principal") });
       if (!r.ok && r.error.code === "not_found")

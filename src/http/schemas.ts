@@ -14,7 +14,7 @@ export const ApprovalRule = z.strictObject({
   match: z.record(z.string(), z.array(z.string().max(1000)).max(100)).optional(),
 });
 
-/** CONTRACT §7.24: the location hints a session may ask for; anything else is 400. */
+/** docs/API.md §7.24: the location hints a session may ask for; anything else is 400. */
 export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
 export type Jurisdiction = (typeof JURISDICTIONS)[number];
 
@@ -38,7 +38,7 @@ export const PatchSession = z.strictObject({
 
 export const PostMessage = z.strictObject({ text: MessageText, idempotencyKey: IdempotencyKey.optional() });
 
-/** CONTRACT §6: the resume text is optional and follows the message limits (§7.33). */
+/** docs/API.md §6: the resume text is optional and follows the message limits (§7.33). */
 export const ResumeRun = z.strictObject({
   waitId: z.string().min(1).max(300),
   text: MessageText.or(z.literal("")).optional(),

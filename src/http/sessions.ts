@@ -17,7 +17,7 @@ import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
 
-/** A session may choose only a configured provider (CONTRACT §1): else 400. */
+/** A session may choose only a configured provider (docs/API.md §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
   if (provider && !resolveProviders(env).credentials[provider])
     throw new ApiError("bad_request", `model.provider: ${provider} is not configured on this Worker`);
@@ -43,7 +43,7 @@ export function sessionRoutes(app: EdgeApp): void {
       const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
       requireThreshold(model);
       const { namespace, id } = mintSessionId(c.env, opts.jurisdiction);
-      // CONTRACT §7.24: with a jurisdiction a hint is recorded but not used.
+      // docs/API.md §7.24: with a jurisdiction a hint is recorded but not used.
       const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
       const stub = namespace.get(id, hint);
       const directory = directoryOf(c.env, c.get("principal"));

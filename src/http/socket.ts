@@ -4,7 +4,7 @@ import { resource } from "./routing";
 import { parseInput, WsQuery } from "./schemas";
 import { callerOf, type EdgeApp } from "./types";
 
-/** Tickets and the WebSocket upgrade (CONTRACT §4). */
+/** Tickets and the WebSocket upgrade (docs/API.md §4). */
 export function socketRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/tickets", {
     POST: async (c) => {

@@ -21,7 +21,7 @@ export function turnRoutes(app: EdgeApp): void {
     POST: async (c) => {
       const raw = await readJson(c, undefined);
       const text = (raw as { text?: unknown } | null | undefined)?.text;
-      // 413 for the text is decided from the raw value, before the schema (CONTRACT §2).
+      // 413 for the text is decided from the raw value, before the schema (docs/API.md §2).
       if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
         throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
       const body = parseInput(PostMessage, raw);
@@ -39,7 +39,7 @@ export function turnRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/approvals/:requestId", {
     POST: async (c) => {
       const requestId = c.req.param("requestId") ?? "";
-      // One RPC: the object looks the approval up before it answers a bad body (CONTRACT §7.1).
+      // One RPC: the object looks the approval up before it answers a bad body (docs/API.md §7.1).
       const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(Decision, raw)));
       return c.json(unwrap(await c.get("session").decide(callerOf(c), requestId, body)));
     },

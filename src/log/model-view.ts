@@ -9,7 +9,7 @@ export function offloadOf(e: Pick<Event, "actions">): OffloadMark | null {
   return mark && typeof mark.sha256 === "string" ? mark : null;
 }
 
-/** What the model sees in place of an archived result (CONTRACT §5). */
+/** What the model sees in place of an archived result (docs/API.md §5). */
 export function placeholderFor(tool: string, mark: OffloadMark) {
   return {
     offloaded: true as const,
@@ -22,10 +22,10 @@ export function placeholderFor(tool: string, mark: OffloadMark) {
 }
 
 /**
- * The model view of an event (DESIGN §6 "Bounded in bytes"), or null when the model sees the event
+ * The model view of an event (docs/design.md §6 "Bounded in bytes"), or null when the model sees the event
  * as it is. An offloaded result's view holds its placeholder instead of the result, so a context
  * build never reads or parses the archived bytes; the event itself keeps the whole result
- * (CONTRACT §7.5). Everything a projection reads besides the response (ids, status, the offload
+ * (docs/API.md §7.5). Everything a projection reads besides the response (ids, status, the offload
  * mark) is kept, so the messages built from the view equal those built from the event.
  */
 export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event: E): E | null {

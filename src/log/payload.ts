@@ -1,6 +1,6 @@
 import type { Event } from "../contract/event";
 
-/** Canonical JSON of an event over this size keeps its large values in the blob store (CONTRACT §3). */
+/** Canonical JSON of an event over this size keeps its large values in the blob store (docs/API.md §3). */
 export const INLINE_EVENT_LIMIT = 512 * 1024;
 
 /** The content payload of an event (what `#externalize` moves first). */

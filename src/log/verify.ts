@@ -25,7 +25,7 @@ export function verifyRows(
 
 /**
  * The verification of `verifyRows`, fed a row at a time, so a caller can check a long log in
- * chunks and yield between them (CONTRACT §7.20) with the same result as one pass.
+ * chunks and yield between them (docs/API.md §7.20) with the same result as one pass.
  */
 export class ChainVerifier {
   readonly #problems: string[] = [];
@@ -96,7 +96,7 @@ export function findBlobRefs(value: unknown, out: { sha256: string; bytes: numbe
 /**
  * Verifies rows 1..`highWater` (the head when called; those rows never change) in chunks of at
  * most `chunk` rows, awaiting `yieldTurn` between chunks so the object serves others meanwhile
- * (CONTRACT §7.20). Reports the `highWater` it started from.
+ * (docs/API.md §7.20). Reports the `highWater` it started from.
  */
 export async function verifyInChunks(
   store: { readRows(after: number, through: number, limit: number): Row[]; blobs: Pick<BlobStore, "meta" | "check"> },

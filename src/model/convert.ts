@@ -196,7 +196,7 @@ export async function* streamWithAiSdk(options: {
             };
           }
           const reason = toFinishReason(part.finishReason);
-          // CONTRACT §7.9: only the provider's own end marker is a finish (Anthropic's
+          // docs/API.md §7.9: only the provider's own end marker is a finish (Anthropic's
           // `message_stop`: without it the SDK reports `interrupted`); anything else is a cut stream.
           if (reason === null)
             throw new ProviderError(

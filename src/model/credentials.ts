@@ -1,5 +1,5 @@
 /**
- * Which providers are configured, and with whose credentials (CONTRACT §1, §7.23). Pure:
+ * Which providers are configured, and with whose credentials (docs/API.md §1, §7.23). Pure:
  * it reads Worker vars and never calls a provider. Each provider's key comes only from its
  * own vars (the default's from `MODEL_*`), so a key is never handed to another endpoint.
  */
@@ -16,7 +16,7 @@ export const DEFAULT_MODEL_NAMES: Record<ProviderName, string> = {
   demo: "demo",
 };
 
-/** CONTRACT §1: tokens reserved for output when `MODEL_MAX_OUTPUT_TOKENS` is not set. */
+/** docs/API.md §1: tokens reserved for output when `MODEL_MAX_OUTPUT_TOKENS` is not set. */
 export function defaultMaxOutputTokens(contextWindow: number): number {
   return Math.min(8192, Math.floor(contextWindow / 4));
 }
@@ -54,7 +54,7 @@ export function isProviderName(value: string): value is ProviderName {
 }
 
 /**
- * The configured providers (CONTRACT §1): the default with `MODEL_*`, others with their own
+ * The configured providers (docs/API.md §1): the default with `MODEL_*`, others with their own
  * vars, `workers-ai` where `AI` is bound, `demo` always. An unknown `MODEL_PROVIDER` is a
  * configuration error and throws; a known one without its credentials falls back to `demo`.
  */
@@ -77,7 +77,7 @@ export function credentialsFor(env: ModelEnv, provider: ProviderName): ProviderC
   return resolveProviders(env).credentials[provider] ?? null;
 }
 
-/** `GET /v1/providers` (CONTRACT §7.23): the configured providers only, the default first. */
+/** `GET /v1/providers` (docs/API.md §7.23): the configured providers only, the default first. */
 export function describeProviders(env: ModelEnv) {
   const table = resolveProviders(env);
   const defaultModel = resolveDefaultModel(env);
@@ -95,7 +95,7 @@ export function describeProviders(env: ModelEnv) {
 }
 
 /**
- * The session default model from Worker vars (CONTRACT §1). Empty strings count as unset;
+ * The session default model from Worker vars (docs/API.md §1). Empty strings count as unset;
  * a non-positive number is a configuration error and throws. `MODEL_NAME` does not apply
  * to a fallback to `demo`.
  */

@@ -139,7 +139,7 @@ export function createDemoProvider(options: { chunkDelayMs?: number } = {}): Mod
 }
 
 /**
- * A compaction request (CONTRACT §1, §7.29): highwater's send no tools. Decided by the request's
+ * A compaction request (docs/API.md §1, §7.29): highwater's send no tools. Decided by the request's
  * shape only, never by words in the user's text: a user who asks for a summary in an ordinary
  * turn gets the ordinary tool walk, and a compaction request needs no magic word.
  */

@@ -1,6 +1,6 @@
 /**
- * Provider failures → `ProviderError` (CONTRACT §7.8 attempt codes, DESIGN §4 retry verdicts)
- * and the SDK's finish reasons → the recorded ones (CONTRACT §7.9).
+ * Provider failures → `ProviderError` (docs/API.md §7.8 attempt codes, docs/design.md §4 retry verdicts)
+ * and the SDK's finish reasons → the recorded ones (docs/API.md §7.9).
  */
 import { APICallError, RetryError } from "ai";
 import { type FinishReason, isRetryableStatus, ProviderError } from "./types";
@@ -45,8 +45,8 @@ export function toFinishReason(reason: unknown): FinishReason | null {
 }
 
 /**
- * Any failure of a provider call → `ProviderError` with DESIGN §4's retry decision and the
- * attempt code of CONTRACT §7.8. The SDK's own `isRetryable` verdict wins where it gives one.
+ * Any failure of a provider call → `ProviderError` with docs/design.md §4's retry decision and the
+ * attempt code of docs/API.md §7.8. The SDK's own `isRetryable` verdict wins where it gives one.
  * An error that is not the provider's (a TypeError in our code) is returned as it is: it is a
  * bug, not a retryable provider failure.
  */

@@ -39,7 +39,7 @@ export function createProvider(config: ModelConfig, settings: ProviderSettings):
 }
 
 /**
- * The adapter for a session's model with that provider's own credentials only (CONTRACT §1).
+ * The adapter for a session's model with that provider's own credentials only (docs/API.md §1).
  * A provider that is no longer configured (the vars changed since the session chose it)
  * fails each call at once, without sending anything anywhere.
  */

@@ -27,7 +27,7 @@ export type ModelPart =
   | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number }
   | { type: "finish"; reason: FinishReason };
 
-/** CONTRACT §3: how an answer ended, as recorded in `stateDelta.finishReason`. */
+/** docs/API.md §3: how an answer ended, as recorded in `stateDelta.finishReason`. */
 export type FinishReason = "stop" | "length" | "tool-calls" | "content-filter" | "other";
 
 export interface ModelProvider {
@@ -45,7 +45,7 @@ export type ProviderSettings = {
   ai?: unknown;
 };
 
-/** How a failed attempt is recorded (CONTRACT §7.8 `modelAttempt.code`). */
+/** How a failed attempt is recorded (docs/API.md §7.8 `modelAttempt.code`). */
 export type ProviderFailureCode =
   | `http_${number}`
   | "network"
@@ -56,7 +56,7 @@ export type ProviderFailureCode =
   | "too_long";
 
 /**
- * A provider failure. `retryable` follows DESIGN §4: 408, 409, 429, 5xx, network errors and
+ * A provider failure. `retryable` follows docs/design.md §4: 408, 409, 429, 5xx, network errors and
  * streams cut before their finish are retried by the runtime; other 4xx fail at once; where
  * the SDK gives its own `isRetryable` verdict, that one. `attemptCode` is what the log records.
  */
@@ -75,7 +75,7 @@ export class ProviderError extends Error {
   }
 }
 
-/** DESIGN §4: which HTTP statuses are worth retrying. */
+/** docs/design.md §4: which HTTP statuses are worth retrying. */
 export function isRetryableStatus(status: number | null): boolean {
   return status === null || status === 408 || status === 409 || status === 429 || status >= 500;
 }

@@ -10,9 +10,9 @@ export type WorkersAiBinding = {
 const DONE_LINE = /^data:\s*\[DONE\]\s*$/;
 
 /**
- * Workers AI over the `AI` binding (CONTRACT §1), through `workers-ai-provider` and the same
+ * Workers AI over the `AI` binding (docs/API.md §1), through `workers-ai-provider` and the same
  * AI SDK bridge as the other adapters. The binding streams server-sent events (`data: {…}`
- * lines ending with `data: [DONE]`); CONTRACT §7.9 makes `[DONE]` the only finish, but the
+ * lines ending with `data: [DONE]`); docs/API.md §7.9 makes `[DONE]` the only finish, but the
  * package also reports a finish for a stream that stopped after a `finish_reason` chunk, so
  * the adapter watches the bytes itself and turns a finish without `[DONE]` into `stream_cut`.
  */

@@ -19,10 +19,10 @@ export type ContextInput = {
 };
 
 /**
- * Projects the log to provider-neutral messages (DESIGN §6): system prompt, checkpoint
+ * Projects the log to provider-neutral messages (docs/design.md §6): system prompt, checkpoint
  * summary, then visible events with calls paired to responses. User input that arrived
  * while the model was answering or tool calls were pending is placed after that answer and
- * those calls' results (CONTRACT §3 Turns); hidden `modelRequest` events mark the answering. Deterministic, so
+ * those calls' results (docs/API.md §3 Turns); hidden `modelRequest` events mark the answering. Deterministic, so
  * between compactions each request extends the previous one element by element.
  */
 export function buildModelMessages(input: ContextInput): NeutralMessage[] {
@@ -38,7 +38,7 @@ export function headMessages(system: string, summary: string | null): NeutralMes
     messages.push({
       role: "user",
       // Worded without "summary": a request whose last message is this one must not read as a
-      // compaction request (CONTRACT §1), which ends with a user message that asks for a summary.
+      // compaction request (docs/API.md §1), which ends with a user message that asks for a summary.
       content: `[Continuation checkpoint: the earlier part of this session, condensed]\n${summary}`,
     });
   }
@@ -99,7 +99,7 @@ export class MessageFold {
     if (e.modelVisibility !== "visible") return;
     const c = e.content;
     if (!c) return;
-    // Visible runtime text (the length continuation's note, CONTRACT §7.10) reads as input too.
+    // Visible runtime text (the length continuation's note, docs/API.md §7.10) reads as input too.
     if ((e.author === "user" || e.author === "runtime") && c.type === "text") {
       if (this.#pending.size > 0 || this.#awaitingAnswer) {
         this.#heldInput.push(c.text);
@@ -128,7 +128,7 @@ export class MessageFold {
             : { type: "thinking", text: c.text },
         );
       else {
-        // CONTRACT §7.6: the runtime's call id, and the provider's own for the wire.
+        // docs/API.md §7.6: the runtime's call id, and the provider's own for the wire.
         // A provider id seen before in this request (some reuse "call_0") stays off the wire.
         const given = (c as { providerCallId?: unknown }).providerCallId;
         const providerCallId = typeof given === "string" && !this.#usedWire.has(given) ? given : undefined;
@@ -190,14 +190,14 @@ export class MessageFold {
 }
 
 /**
- * A response kept in the blob store because its event was over 512 KiB (CONTRACT §3) but not
+ * A response kept in the blob store because its event was over 512 KiB (docs/API.md §3) but not
  * marked as offloaded (an offload threshold above that size): shown as a placeholder, never as `$blob`.
  */
 function blobMark(response: unknown): OffloadMark | null {
   return isBlobRef(response) ? { sha256: response.$blob.sha256, bytes: response.$blob.bytes, preview: "" } : null;
 }
 
-/** The one token estimator (DESIGN §6): characters per token for text the provider has not counted. */
+/** The one token estimator (docs/design.md §6): characters per token for text the provider has not counted. */
 export const CHARS_PER_TOKEN = 4;
 
 /** ~chars/4 of a length in characters. */

@@ -33,7 +33,7 @@ export type RecoveryPlan = {
   waitingChild: string[];
   /**
    * A call that was re-run by `MAX_TAKEOVERS` takeovers and died with the run again: a poisoned
-   * input (CONTRACT §7.13). The turn fails instead of taking over for ever.
+   * input (docs/API.md §7.13). The turn fails instead of taking over for ever.
    */
   poisoned: string | null;
 };
@@ -43,7 +43,7 @@ export const MAX_TAKEOVERS = 4;
 
 /**
  * What recovery does with an open turn whose last slice ended without finishing its work
- * (CONTRACT §3 Recovery, §7.11, §7.12). The single place that decides recovery. Pure:
+ * (docs/API.md §3 Recovery, §7.11, §7.12). The single place that decides recovery. Pure:
  * projecting the same prefix twice gives the same plan.
  *
  * Only work nobody is doing any more counts: a call dispatched before the latest takeover
@@ -72,7 +72,7 @@ export function buildRecoveryPlan(
   const request = state.lastModelRequest;
   if (request && !state.modelAnswered && request.invocationId) {
     const last = state.attempts.at(-1)?.attempt ?? 0;
-    // CONTRACT §7.8: `restart` only when the object restarted. An attempt this incarnation started
+    // docs/API.md §7.8: `restart` only when the object restarted. An attempt this incarnation started
     // and lost with a failed slice is sent again by the next slice (the poison count bounds it).
     const lost =
       inflight?.mine !== true &&
@@ -99,7 +99,7 @@ export function buildRecoveryPlan(
       plan.waitingChild.push(call.callId);
       continue;
     }
-    // DESIGN §5: a dispatched wait (wait_for, a child at work) is pending, not a recovery case.
+    // docs/design.md §5: a dispatched wait (wait_for, a child at work) is pending, not a recovery case.
     if (call.dispatch?.waitId) continue;
     const p = planCall(call, needsApproval);
     const orphaned =
@@ -122,6 +122,6 @@ export function recoveryNeeded(plan: RecoveryPlan): boolean {
   return !plan.closed && (plan.rerun.length > 0 || plan.interrupted.length > 0 || plan.reissue !== null);
 }
 
-/** The directive an interrupted write carries to the model (CONTRACT §3). */
+/** The directive an interrupted write carries to the model (docs/API.md §3). */
 export const INTERRUPTED_DIRECTIVE =
   "This call was interrupted by a restart after it was dispatched. Its side effect may or may not have happened: inspect the workspace or the external system before deciding to retry.";

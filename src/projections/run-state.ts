@@ -13,7 +13,7 @@ export type CallState = {
   approval: { requestId: string; decision: "approve" | "reject" | null } | null;
 };
 
-/** A failed provider attempt recorded as hidden `stateDelta.modelAttempt` (CONTRACT §3, §7.8). */
+/** A failed provider attempt recorded as hidden `stateDelta.modelAttempt` (docs/API.md §3, §7.8). */
 export type ModelAttempt = { invocationId: string; attempt: number; code: string; message: string; retryAt: number };
 
 /** The last model request of the turn, as recorded. */
@@ -184,13 +184,13 @@ export function projectRunState(events: Event[]): RunState {
 
 /**
  * A dispatched `spawn_session` with no response: its answer comes from the child's report, so the
- * run waits for it instead of running or recovering it (CONTRACT §3, §7.31).
+ * run waits for it instead of running or recovering it (docs/API.md §3, §7.31).
  */
 export function awaitsChild(call: CallState): boolean {
   return call.name === SPAWN_TOOL && call.dispatch !== null && !call.answered;
 }
 
-/** What to do with one unanswered call (DESIGN §5). */
+/** What to do with one unanswered call (docs/design.md §5). */
 export type CallPlan =
   | { kind: "wait_approval"; call: CallState }
   | { kind: "request_approval"; call: CallState }

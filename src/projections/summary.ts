@@ -29,7 +29,7 @@ export type OpenTurn = TurnBudget & {
   lastModelRequestSeq: number | null;
   /** `throughSeq` of that request: the log prefix it was built from. */
   lastModelRequestThrough: number | null;
-  /** Consecutive answers that stopped at `length` without tool calls (CONTRACT §7.10). */
+  /** Consecutive answers that stopped at `length` without tool calls (docs/API.md §7.10). */
   lengthStreak?: number;
 };
 
@@ -54,13 +54,13 @@ export type SessionSummary = {
   lastUsage: { requestSeq: number; throughSeq: number; inputTokens: number } | null;
   highWater: number;
   headDigest: string;
-  /** CONTRACT §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
+  /** docs/API.md §7.26: `sha256_hex("owner:" + id + ":" + principal)` from seq 1; null in logs from before it. */
   owner: string | null;
-  /** A fork's parent and the seq it was forked at (CONTRACT §7.30), from seq 1. */
+  /** A fork's parent and the seq it was forked at (docs/API.md §7.30), from seq 1. */
   forkedFrom?: { sessionId: string; throughSeq: number; digest: string };
-  /** A fork's `stateDelta.forkPrefix` blob (CONTRACT §7.30): the parent's view its context starts from. */
+  /** A fork's `stateDelta.forkPrefix` blob (docs/API.md §7.30): the parent's view its context starts from. */
   forkPrefix?: { sha256: string; bytes: number; mediaType: string };
-  /** Sub-sessions (CONTRACT §6 spawn_session): waits for children, the outbox, pending stops. */
+  /** Sub-sessions (docs/API.md §6 spawn_session): waits for children, the outbox, pending stops. */
   children?: ChildrenState;
   /** The owner's directory object id, where this session registers the children it spawns. */
   directoryId?: string | null;
@@ -80,7 +80,7 @@ export type SessionCreated = {
   parentId: string | null;
   options: SessionOptions;
   model: ModelConfig;
-  /** The owner hash recorded in seq 1 (CONTRACT §7.26). */
+  /** The owner hash recorded in seq 1 (docs/API.md §7.26). */
   owner?: string;
   spawnedBy?: SpawnedBy;
   directoryId?: string;
@@ -132,7 +132,7 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
         unavailable: Array.isArray(toolset.unavailable) ? toolset.unavailable.map(String) : [],
         mcp: isBlobRef(toolset.mcp) ? toolset.mcp.$blob : null,
       };
-    // CONTRACT §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
+    // docs/API.md §7.29: a compaction's model calls count in the session's usage (not in lastUsage:
     // they were not the turn's requests).
     const compacted = (delta.checkpoint as { usage?: Partial<TokenUsage> } | undefined)?.usage;
     if (compacted && typeof compacted.inputTokens === "number" && typeof compacted.outputTokens === "number")
@@ -194,20 +194,20 @@ function addUsage(u: SessionSummary["usage"], t: TokenUsage): SessionSummary["us
 }
 
 /**
- * CONTRACT §2 Status, derived from the summary; `ownsRun` is false only between the object's
- * start and its first slice's decision (`recovering` is in memory only, CONTRACT §7.12).
+ * docs/API.md §2 Status, derived from the summary; `ownsRun` is false only between the object's
+ * start and its first slice's decision (`recovering` is in memory only, docs/API.md §7.12).
  */
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
   if (s.openTurn.wait) return "waiting";
-  // Taking over a run that only waits for a child is not a recovery (CONTRACT §3).
+  // Taking over a run that only waits for a child is not a recovery (docs/API.md §3).
   if (childWait(s.children)) return "waiting";
   if (!ownsRun(s.openTurn.runId)) return "recovering";
   return "running";
 }
 
-/** The public `Session` shape (CONTRACT §2). */
+/** The public `Session` shape (docs/API.md §2). */
 export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean): Session {
   return {
     id: s.id,
@@ -223,7 +223,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     usage: s.usage,
     maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,
     wait: sessionWait(s),
-    // CONTRACT §2, §7.24: where the session lives, as recorded in seq 1.
+    // docs/API.md §2, §7.24: where the session lives, as recorded in seq 1.
     placement: { locationHint: s.options.locationHint ?? null, jurisdiction: s.options.jurisdiction ?? null },
     /** Fork lineage, for the console: the parent and the seq this session was forked at, else null. */
     forkedFrom: s.forkedFrom ?? null,
@@ -232,7 +232,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
   };
 }
 
-/** CONTRACT §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
+/** docs/API.md §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
 export function sessionWait(s: SessionSummary): SessionWait | null {
   const own = publicWait(s.openTurn);
   if (own) return own;
@@ -240,7 +240,7 @@ export function sessionWait(s: SessionSummary): SessionWait | null {
   return w ? { runId: w.runId, waitId: w.waitId, kind: w.kind } : null;
 }
 
-/** A pending approval with the digest its decision must echo (CONTRACT §7.17). */
+/** A pending approval with the digest its decision must echo (docs/API.md §7.17). */
 export function withArgsDigest(p: PendingApproval): PendingApproval & { argsDigest: string } {
   // A request recorded before digests were: its args are as the request holds them.
   return { ...p, argsDigest: p.argsDigest ?? sha256Hex(canonical(p.args ?? null)) };

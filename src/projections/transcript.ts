@@ -108,7 +108,7 @@ export function buildTranscript(events: Event[]): TranscriptItem[] {
 const FINAL_STATES = new Set(["ok", "error", "interrupted", "rejected"]);
 
 /**
- * One page of the transcript (CONTRACT §7.20): the items whose seq is in `(after, through]`, at
+ * One page of the transcript (docs/API.md §7.20): the items whose seq is in `(after, through]`, at
  * most `limit`, where `events` are the events after `after` that were read (ascending) and
  * `later(callIds, through)` gives the events after `through` about the calls still open there
  * (their dispatch, decision and response), so a tool item shows its latest state. Items that share

@@ -1,5 +1,5 @@
 /**
- * Waits and the step budget as a fold over the open turn (CONTRACT §6 "Step budget", §7.27,
+ * Waits and the step budget as a fold over the open turn (docs/API.md §6 "Step budget", §7.27,
  * §7.28): which wait the turn is blocked on, how many model calls it has made since it opened
  * or was last resumed, and the budget it opened with. Pure; `reduceSummary` calls it per event.
  *
@@ -16,7 +16,7 @@ import type { SessionWait, WaitKind } from "../contract/session";
 /** The wait as the summary keeps it: the public shape plus the call it answers, if any. */
 export type TurnWait = SessionWait & { callId?: string; invocationId?: string };
 
-/** CONTRACT §2: the step budget when a session does not set one. */
+/** docs/API.md §2: the step budget when a session does not set one. */
 export const DEFAULT_MAX_MODEL_CALLS = 1000;
 
 /** The `waitId` of a waiting call (`wait_for`, `spawn_session`): derived from its callId. */
@@ -24,7 +24,7 @@ export function waitIdForCall(callId: string): string {
   return `wait:${callId}`;
 }
 
-/** CONTRACT §7.28: the k-th budget wait of a turn (k from 1). */
+/** docs/API.md §7.28: the k-th budget wait of a turn (k from 1). */
 export function budgetWaitId(turnId: string, k: number): string {
   return `budget:${turnId}:${k}`;
 }
@@ -53,7 +53,7 @@ export function reduceTurnWaits<T extends TurnBudget & { turnId: string; runId: 
   const a = e.actions ?? {};
   const delta = a.stateDelta;
   const request = a.modelRequest as { purpose?: string } | undefined;
-  // CONTRACT §7.28: one invocation is one call; its retries and re-issues repeat its id.
+  // docs/API.md §7.28: one invocation is one call; its retries and re-issues repeat its id.
   if (request && request.purpose !== "compaction" && e.invocationId && e.invocationId !== t.lastInvocationId)
     t = { ...t, modelCalls: (t.modelCalls ?? 0) + 1, lastInvocationId: e.invocationId };
   const started = delta?.wait as Partial<TurnWait> | undefined;
@@ -89,7 +89,7 @@ export function reduceTurnWaits<T extends TurnBudget & { turnId: string; runId: 
   return t;
 }
 
-/** `Session.wait` (CONTRACT §7.27): the public part of the open turn's wait, or null. */
+/** `Session.wait` (docs/API.md §7.27): the public part of the open turn's wait, or null. */
 export function publicWait(turn: TurnBudget | null): SessionWait | null {
   const w = turn?.wait;
   if (!w) return null;

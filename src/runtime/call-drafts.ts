@@ -100,7 +100,7 @@ export function unavailableCallDrafts(
 }
 
 /**
- * CONTRACT §7.17: the digest a human decision is bound to, over the args exactly as in the
+ * docs/API.md §7.17: the digest a human decision is bound to, over the args exactly as in the
  * `functionCall` event (before schema defaults); for args kept as a `$blob`, over its bytes,
  * which is the blob's own sha256.
  */

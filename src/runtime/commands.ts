@@ -32,13 +32,13 @@ export function patchSession(
   return rt.session();
 }
 
-/** A user message: opens a turn or joins the open one (CONTRACT §3 Turns). */
+/** A user message: opens a turn or joins the open one (docs/API.md §3 Turns). */
 export function appendMessage(
   rt: RuntimeCtx,
   input: { text: string; idempotencyKey?: string; source: string },
 ): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
   const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (CONTRACT §7.16), scoped by its
+  // An inbox correlationId is recorded like an idempotencyKey (docs/API.md §7.16), scoped by its
   // source; the commit folds it into the table (docs/API.md#idempotency).
   if (input.idempotencyKey) {
     const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, input.source, input.idempotencyKey);
@@ -79,7 +79,7 @@ export function decideApproval(
     if (approvalKnown(rt.deps.sql, input.requestId)) throw new ApiError("conflict", "approval already decided");
     throw new ApiError("not_found", "unknown approval");
   }
-  // CONTRACT §7.17: a decision is bound to the exact arguments the human saw.
+  // docs/API.md §7.17: a decision is bound to the exact arguments the human saw.
   const argsDigest = withArgsDigest(pending).argsDigest;
   if (input.argsDigest !== undefined && input.argsDigest !== argsDigest)
     throw new ApiError("conflict", "argsDigest does not match the pending call's arguments");
@@ -104,7 +104,7 @@ export function decideApproval(
 }
 
 /**
- * Dismisses the current recovery notice for every browser and the API (CONTRACT §2, §7.11):
+ * Dismisses the current recovery notice for every browser and the API (docs/API.md §2, §7.11):
  * a hidden `stateDelta.recoveryNoticeDismissed`; 409 when `atSeq` is not the current notice's.
  */
 export function dismissRecoveryNotice(rt: RuntimeCtx, input: { atSeq: number }): Session {

@@ -1,5 +1,5 @@
 /**
- * A compaction's model calls as facts of the log (docs/design.md#context, CONTRACT §7.29): each
+ * A compaction's model calls as facts of the log (docs/design.md#context, docs/API.md §7.29): each
  * call has its own `invocationId` and a hidden `modelRequest { purpose: "compaction" }` committed
  * before it is sent; a failed attempt appends `modelAttempt` and is retried by the alarm, never
  * by a sleep; after the last retry (or a failure no retry fixes) the summary is extracted instead.

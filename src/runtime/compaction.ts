@@ -1,5 +1,5 @@
 /**
- * Compaction's I/O (DESIGN §6): archive the results a checkpoint turns into placeholders,
+ * Compaction's I/O (docs/design.md §6): archive the results a checkpoint turns into placeholders,
  * summarise with the model, validate, commit the checkpoint event, then build on it. What to
  * compact and how the context is assembled are pure and live in `context/`.
  */

@@ -13,7 +13,7 @@ import type { RuntimePolicy } from "./retry";
 export type RuntimeConfig = FailpointEnv & {
   httpAllowedHosts: string[];
   offloadThresholdBytes: number;
-  /** Configured provider keys, redacted from every recorded message (CONTRACT §7.8). */
+  /** Configured provider keys, redacted from every recorded message (docs/API.md §7.8). */
   secrets?: string[];
 };
 

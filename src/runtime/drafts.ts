@@ -17,7 +17,7 @@ export function closeDraft(base: Base, reason: "completed" | "stopped" | "failed
 }
 
 /**
- * A takeover (CONTRACT §7.11, §7.12), as one block: `runStarted` under the new run, the
+ * A takeover (docs/API.md §7.11, §7.12), as one block: `runStarted` under the new run, the
  * `interrupted` answers, the notice (its `atSeq` is its own seq) and, for a re-issued call, the
  * lost attempt with code `restart`. Empty when the plan has nothing to record.
  */

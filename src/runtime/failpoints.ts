@@ -1,5 +1,5 @@
 /**
- * Named crash boundaries (DESIGN §5), off by default. When `HW_FAILPOINT` names a
+ * Named crash boundaries (docs/design.md §5), off by default. When `HW_FAILPOINT` names a
  * boundary, the object reports it to `HW_FAILPOINT_URL` (the test harness, which then
  * kills the whole process group with SIGKILL) and never goes on. The report is an
  * outgoing fetch, so the output gate holds it until every write before it is durable.

@@ -1,5 +1,5 @@
 /**
- * The thin driver (DESIGN §4): plan a step from the log, carry it out, repeat; arm the alarm
+ * The thin driver (docs/design.md §4): plan a step from the log, carry it out, repeat; arm the alarm
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
 
@@ -60,10 +60,10 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
       return;
     }
     // The dead-man alarm; a slice retrying a head that failed before comes back after the
-    // backoff of CONTRACT §7.13 if it dies too, not sooner.
+    // backoff of docs/API.md §7.13 if it dies too, not sooner.
     let lease = rt.policy.leaseMs;
     if (!recorded) {
-      // CONTRACT §7.13: before any work, the head this slice starts from.
+      // docs/API.md §7.13: before any work, the head this slice starts from.
       const started = recordSliceStart(rt.deps.sql, head);
       if (started > 1) lease = Math.max(lease, sliceBackoff(started, rt.policy));
       recorded = true;
@@ -153,7 +153,7 @@ async function carryOut(
   }
 }
 
-/** After a slice threw: come back after the backoff of CONTRACT §7.13 (the next slice decides). */
+/** After a slice threw: come back after the backoff of docs/API.md §7.13 (the next slice decides). */
 export async function afterFailedSlice(rt: RuntimeCtx): Promise<void> {
   const s = rt.summary;
   if (!s?.openTurn) return rt.endSlice("parked");

@@ -20,7 +20,7 @@ export type RecordedRequestInput = {
   purpose?: "compaction";
 };
 
-/** CONTRACT §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */
+/** docs/API.md §7.7: sha256 hex of the canonical `{ messages, tools }`, the tools sorted by name. */
 export function requestDigest(request: { messages: NeutralMessage[]; tools: ToolSpec[] }): string {
   // The request view hashed a request it built as its bytes were added (docs/design.md#context).
   return viewRequestDigest(request);
@@ -30,7 +30,7 @@ export function modelRequestDraft(ids: Ids & { invocationId: string }, request: 
   return hidden(ids, { actions: { modelRequest: request } });
 }
 
-/** CONTRACT §7.10: the visible runtime text a continuation starts with. */
+/** docs/API.md §7.10: the visible runtime text a continuation starts with. */
 export function continueDraft(base: Base): EventDraft {
   return {
     author: "runtime",
@@ -41,7 +41,7 @@ export function continueDraft(base: Base): EventDraft {
   };
 }
 
-/** A failed attempt that will be retried (CONTRACT §7.8); `retryAt` (epoch ms) is recorded as ISO-8601, like `at`. */
+/** A failed attempt that will be retried (docs/API.md §7.8); `retryAt` (epoch ms) is recorded as ISO-8601, like `at`. */
 export function modelAttemptDraft(
   ids: Base & { invocationId: string },
   attempt: number,
@@ -73,7 +73,7 @@ export type ModelAnswer = {
   finishReason: FinishReason | null;
 };
 
-/** CONTRACT §7.6: a call id unique in the session, minted from the invocation and the call's place in it. */
+/** docs/API.md §7.6: a call id unique in the session, minted from the invocation and the call's place in it. */
 export function mintCallId(invocationId: string, index: number): string {
   return `call_${sha256Hex(`${invocationId}:${index}`).slice(0, 24)}`;
 }
@@ -81,7 +81,7 @@ export function mintCallId(invocationId: string, index: number): string {
 /**
  * The answer's events: thinking, text, calls (runtime call ids, the provider's kept as
  * `providerCallId`); the last carries `tokenUsage`, `finishReason` and, for the answer after
- * the last allowed continuation, `truncated` (CONTRACT §3, §7.9, §7.10).
+ * the last allowed continuation, `truncated` (docs/API.md §3, §7.9, §7.10).
  */
 export function answerDrafts(
   answer: ModelAnswer,

@@ -83,7 +83,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     );
     await rt.failpoint("F1");
   } else {
-    // CONTRACT §3: a call issued again sends exactly the recorded request, rebuilt from the
+    // docs/API.md §3: a call issued again sends exactly the recorded request, rebuilt from the
     // prefix it was built on, so input that arrived meanwhile follows its answer; if that
     // cannot be had, what is sent is recorded first under the same invocation.
     invocationId = call.invocationId;
@@ -216,7 +216,7 @@ async function streamAttempt(
         };
   }
   if (stop.aborted) return { kind: "stopped" };
-  // CONTRACT §7.9: a stream that ends without the provider's finish is a failed attempt.
+  // docs/API.md §7.9: a stream that ends without the provider's finish is a failed attempt.
   if (answer.finishReason === null)
     return {
       kind: "failed",

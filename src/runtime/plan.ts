@@ -1,5 +1,5 @@
 /**
- * The pure core of the loop (DESIGN §2 "Decide, then do"): from the open turn's run state, what
+ * The pure core of the loop (docs/design.md §2 "Decide, then do"): from the open turn's run state, what
  * the head of the log and this slice look like, and the policy, the one next step. No I/O.
  */
 
@@ -29,7 +29,7 @@ export type SliceHead = {
   inflight: Inflight;
   /** Answers in a row that stopped at `length` without calls (the turn's `lengthStreak`). */
   lengthStreak: number;
-  /** The open turn's wait and step budget (CONTRACT §6); absent: no wait, no budget. */
+  /** The open turn's wait and step budget (docs/API.md §6); absent: no wait, no budget. */
   wait?: WaitHead["wait"];
   budget?: WaitHead["budget"];
 };
@@ -54,7 +54,7 @@ export type Step =
   | { kind: "wait" }
   /** Dispatch a wait tool: its T1 starts the wait. */
   | { kind: "begin_wait"; call: CallState }
-  /** CONTRACT §7.28: the budget is spent and the model would be called again. */
+  /** docs/API.md §7.28: the budget is spent and the model would be called again. */
   | { kind: "budget_wait"; waitId: string; modelCalls: number }
   /** Every call left waits for a child (dispatched spawns): re-attach those not attached yet, then wait. */
   | { kind: "wait_child"; calls: CallState[] }
@@ -71,7 +71,7 @@ export type Step =
   | { kind: "fail"; code: string; message: string }
   | { kind: "close"; reason: "completed" };
 
-/** Steps that do work and so count as a slice's attempt from its head (CONTRACT §7.13). */
+/** Steps that do work and so count as a slice's attempt from its head (docs/API.md §7.13). */
 export function isWork(step: Step): boolean {
   return !["idle", "wait_approval", "wait", "wait_child", "retry_wait", "yield"].includes(step.kind);
 }
@@ -99,7 +99,7 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
     };
   if (recoveryNeeded(recovery)) return { kind: "recover", plan: recovery };
 
-  // All spawns of one answer are dispatched before the run waits (CONTRACT §7.31): the calls after
+  // All spawns of one answer are dispatched before the run waits (docs/API.md §7.31): the calls after
   // a spawn that waits for its child run in order meanwhile, and a wait tool comes only once no
   // spawn of the answer is left undispatched.
   const open = state.calls.filter((c) => !c.answered && !awaitsChild(c));

@@ -1,12 +1,12 @@
 /**
- * Provider failures as attempts (CONTRACT §7.8): which code an attempt failed with, whether the
+ * Provider failures as attempts (docs/API.md §7.8): which code an attempt failed with, whether the
  * runtime tries again, when, and what message the log may hold. Pure; the clock is passed in.
  */
 import { ProviderError, type ProviderFailureCode } from "../model/types";
 
 /** Every knob of the loop's timing, in one object so tests can set the waits to 0. */
 export type RuntimePolicy = {
-  /** Retries after the first attempt (CONTRACT §7.8: at most 4). */
+  /** Retries after the first attempt (docs/API.md §7.8: at most 4). */
   maxRetries: number;
   /** Wait before retry n (1-based) is `backoffMs[n-1]`. */
   backoffMs: number[];
@@ -14,14 +14,14 @@ export type RuntimePolicy = {
   maxRetryAfterMs: number;
   /** A stream with no chunk for this long is a failed attempt (`idle_timeout`). */
   idleTimeoutMs: number;
-  /** CONTRACT §7.14: no model call starts after this much of a slice, no tool after `toolStartMs`. */
+  /** docs/API.md §7.14: no model call starts after this much of a slice, no tool after `toolStartMs`. */
   modelStartMs: number;
   toolStartMs: number;
   /** A stream still running this far into the slice is cut (`too_long`, not retried). */
   streamCutMs: number;
-  /** Continuations after one answer cut at `length` (CONTRACT §7.10). */
+  /** Continuations after one answer cut at `length` (docs/API.md §7.10). */
   maxContinuations: number;
-  /** Failed slices from one head before the turn fails (CONTRACT §7.13). */
+  /** Failed slices from one head before the turn fails (docs/API.md §7.13). */
   poisonSlices: number;
   /** Wait after failed slice n (1-based). */
   sliceBackoffMs: number[];
@@ -72,7 +72,7 @@ export function retryAt(failure: AttemptFailure, attempt: number, now: number, p
   return now + wait;
 }
 
-/** The wait after `failures` consecutive failed slices (CONTRACT §7.13: 2, 4, 8, 16 s). */
+/** The wait after `failures` consecutive failed slices (docs/API.md §7.13: 2, 4, 8, 16 s). */
 export function sliceBackoff(failures: number, policy: RuntimePolicy): number {
   if (failures <= 0) return 0;
   return policy.sliceBackoffMs[failures - 1] ?? 0;
@@ -80,7 +80,7 @@ export function sliceBackoff(failures: number, policy: RuntimePolicy): number {
 
 const MAX_MESSAGE = 500;
 
-/** CONTRACT §7.8: at most 500 characters, configured keys and `sk-…`/`Bearer …` redacted. */
+/** docs/API.md §7.8: at most 500 characters, configured keys and `sk-…`/`Bearer …` redacted. */
 export function redactMessage(message: string, secrets: readonly string[] = []): string {
   let out = message;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");

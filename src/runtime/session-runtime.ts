@@ -51,7 +51,7 @@ export const LEASE_MS = DEFAULT_POLICY.leaseMs;
 export class SessionRuntime implements RuntimeCtx {
   readonly policy: RuntimePolicy;
   #summary: SessionSummary | null;
-  /** False from the object's start until its first slice has decided: `recovering` (CONTRACT §7.12). */
+  /** False from the object's start until its first slice has decided: `recovering` (docs/API.md §7.12). */
   #decided: boolean;
   readonly #slices = new SliceRunner();
   readonly #deltas = new DeltaBuffer();
@@ -69,7 +69,7 @@ export class SessionRuntime implements RuntimeCtx {
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp);
     this.#prefix = new ForkPrefixCache(deps.store.blobs);
     this.#summary = loadSummary(deps.sql, deps.store);
-    // A turn that only waits needs no slice to decide: taking it over is a handover (CONTRACT §7.12).
+    // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The runtime's rows beside the log, all caches or bookkeeping that the log can do without:
  * the session summary (parsed with zod and versioned, rebuilt from the log when it disagrees),
- * the slice record of CONTRACT §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
+ * the slice record of docs/API.md §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
  */
 import { z } from "zod";
 import { REQUEST_ID } from "../contract";
@@ -150,7 +150,7 @@ export function writeSummary(sql: SqlLike, s: SessionSummary, previous: SessionS
   if (passed(SUMMARY_SNAPSHOT_EVERY)) writeMeta(sql, "summary_at", { v: SUMMARY_VERSION, summary: rest, options });
 }
 
-/** CONTRACT §7.13: the head seq the latest slice started from and how many slices started there. */
+/** docs/API.md §7.13: the head seq the latest slice started from and how many slices started there. */
 const SliceRow = z.object({ v: z.literal(1), headSeq: z.number(), started: z.number() });
 export type SliceRecord = z.infer<typeof SliceRow>;
 

@@ -1,4 +1,4 @@
-/** One tool step, carried out: T1, run, T2 (DESIGN §4), or a re-run after recovery with `toolRecovery: rerun`. */
+/** One tool step, carried out: T1, run, T2 (docs/design.md §4), or a re-run after recovery with `toolRecovery: rerun`. */
 
 import { spawnChild } from "../features/children/commands";
 import type { CallState } from "../projections";
@@ -76,7 +76,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   }
   result = redacted(result, secrets);
   if (result.awaitChild) {
-    // spawn_session: the response is the child's report (CONTRACT §6); the run waits for it.
+    // spawn_session: the response is the child's report (docs/API.md §6); the run waits for it.
     writeInflight(rt.deps.sql, null);
     await rt.failpoint("F12");
     return true;

@@ -1,5 +1,5 @@
 /**
- * Waits (CONTRACT §6), the pure part: which tools wait, the planner's view of the open turn's
+ * Waits (docs/API.md §6), the pure part: which tools wait, the planner's view of the open turn's
  * wait and budget, and the drafts that start and release a wait. Table-tested in Node.
  */
 import type { EventDraft } from "../log";
@@ -9,7 +9,7 @@ import { type Base, dispatchDraft, responseDraft } from "./drafts";
 /** Tools whose dispatched call waits for something outside the loop, by wait kind (`spawn_session` adds `child`). */
 export const WAIT_TOOLS: Readonly<Record<string, "wait_for" | "child">> = { wait_for: "wait_for" };
 
-/** The source of a resume's text when it enters as user input (CONTRACT §7.28). */
+/** The source of a resume's text when it enters as user input (docs/API.md §7.28). */
 export const RESUME_SOURCE = "resume";
 
 /** What the planner knows of the open turn's wait and budget (from the summary). */
@@ -47,7 +47,7 @@ export function beginWaitDraft(
   return draft;
 }
 
-/** CONTRACT §7.28: the turn reached its budget and would call the model again. */
+/** docs/API.md §7.28: the turn reached its budget and would call the model again. */
 export function budgetWaitDraft(base: Base, waitId: string, modelCalls: number): EventDraft {
   return {
     author: "runtime",

@@ -1,5 +1,5 @@
 /**
- * Waits (CONTRACT §6), the doing part: the resume command, the driver side of the wait steps and
+ * Waits (docs/API.md §6), the doing part: the resume command, the driver side of the wait steps and
  * the run lookup. A wait holds no alarm: the slice that finds one ends, and only a resume (or a
  * stop) moves the turn again.
  */
@@ -14,7 +14,7 @@ import { ApiError } from "./errors";
 import { beginWaitDraft, budgetWaitDraft, resumeDrafts, WAIT_TOOLS } from "./wait-drafts";
 
 /**
- * Resume (CONTRACT §6, §7.12): only the current `waitId` of the open turn releases it, named with
+ * Resume (docs/API.md §6, §7.12): only the current `waitId` of the open turn releases it, named with
  * a run of that turn; anything else is 409 and appends nothing. `turnOfRun` is the turn the run
  * belongs to (the caller has answered 404 for an unknown run). Answers the seq of the last event.
  */
@@ -60,7 +60,7 @@ export function carryOutWait(
 export const RUN_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 /**
- * The turn a run belongs to, or undefined for a run this session never had (404, CONTRACT §7.1),
+ * The turn a run belongs to, or undefined for a run this session never had (404, docs/API.md §7.1),
  * looked up by key in the runs projection (exact and case-sensitive, whatever the id's length).
  */
 export function turnOfRun(sql: SqlLike, runId: string): string | null | undefined {

@@ -1,5 +1,5 @@
 /**
- * A client's WebSocket frame (CONTRACT §4), checked before it reaches the session: size, JSON,
+ * A client's WebSocket frame (docs/API.md §4), checked before it reaches the session: size, JSON,
  * schema and text limit. An invalid frame becomes an `error` frame built like every error body.
  */
 import { ClientFrame, describeIssues, errorFrame, MAX_TEXT_BYTES, utf8Bytes } from "../contract";

@@ -1,5 +1,5 @@
 /**
- * The session's read paths (CONTRACT §2, §7.20), each bounded: the object only admits the
+ * The session's read paths (docs/API.md §2, §7.20), each bounded: the object only admits the
  * caller and hands its store here. Pure reads: nothing here writes.
  */
 import { ApiError } from "../contract";
@@ -9,7 +9,7 @@ import { listFilesPage, readFileRow } from "../tools";
 import type { Admitted } from "./admission";
 
 /**
- * `/verify` checks at most this many events between yields (CONTRACT §7.20: at most 5,000). At
+ * `/verify` checks at most this many events between yields (docs/API.md §7.20: at most 5,000). At
  * ~9 µs an event (SHA-256 and parse) a chunk holds the object for ~20 ms; 5,000 measured 42–59 ms.
  */
 export const VERIFY_CHUNK_EVENTS = 2_000;
@@ -69,7 +69,7 @@ export function verifyLog(store: EventStore, sessionId: string) {
   return verifyInChunks(store, sessionId, highWater, VERIFY_CHUNK_EVENTS, turn);
 }
 
-/** The archive ref is looked up before the parsed range's error is answered (CONTRACT §7.1). */
+/** The archive ref is looked up before the parsed range's error is answered (docs/API.md §7.1). */
 export function archivePage(
   store: EventStore,
   sha256: string,

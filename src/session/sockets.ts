@@ -12,7 +12,7 @@ export const REPLAY_PAGE = 256;
 type Rows = Pick<EventStore, "readSerializedAfter">;
 
 /**
- * Sockets still replaying their backlog (DESIGN §7). In memory only: a replay is a promise of
+ * Sockets still replaying their backlog (docs/design.md §7). In memory only: a replay is a promise of
  * this isolate, and a socket that outlives the isolate (hibernation) has long caught up.
  */
 const catchingUp = new WeakMap<WebSocket, { missedSession: boolean }>();

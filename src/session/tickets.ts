@@ -1,5 +1,5 @@
 /**
- * Single-use WebSocket tickets (CONTRACT §2: 60 s, this session only) and the object's own
+ * Single-use WebSocket tickets (docs/API.md §2: 60 s, this session only) and the object's own
  * record of its owner's principal, in the object's storage. A ticket is opaque: 256 random
  * bits that say nothing about the token or the principal (tickets travel in URLs, which
  * proxies log); the object stores only its sha256, beside the principal it was minted for.

@@ -55,7 +55,7 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, tra
     setAlarm: (at) => ctx.storage.setAlarm(at),
     deleteAlarm: () => ctx.storage.deleteAlarm(),
     traceExportDue,
-    // Each provider gets only its own credentials (CONTRACT §1).
+    // Each provider gets only its own credentials (docs/API.md §1).
     providerFor: hooks.modelProvider,
     fetch: (i, init) => fetch(i, init),
     env: env as unknown as Record<string, unknown>,
@@ -87,7 +87,7 @@ function mcpFetch(env: Env): typeof fetch {
   }) as typeof fetch;
 }
 
-/** Every configured provider key, so that no recorded attempt message can hold one (CONTRACT §7.8). */
+/** Every configured provider key, so that no recorded attempt message can hold one (docs/API.md §7.8). */
 function providerSecrets(env: Env): string[] {
   const vars = env as unknown as Record<string, unknown>;
   return ["MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"].flatMap((k) =>

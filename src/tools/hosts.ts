@@ -1,5 +1,5 @@
 /**
- * `HTTP_TOOL_ALLOWED_HOSTS` (CONTRACT §1): comma-separated `host[:port]` patterns.
+ * `HTTP_TOOL_ALLOWED_HOSTS` (docs/API.md §1): comma-separated `host[:port]` patterns.
  * `*` is any host, `*.example.com` any subdomain of example.com (not the apex),
  * port `*` any port, no port means 80 or 443. IPv6 hosts are written in brackets
  * (`[::1]:8080`); a bare IPv6 literal (`::1`) is read as a host with no port.

@@ -1,7 +1,7 @@
 import { canonicalOnce, placeholderFor } from "../log";
 import { cutUtf8 } from "./builtin/text";
 
-/** The longest preview a placeholder carries (CONTRACT §5). */
+/** The longest preview a placeholder carries (docs/API.md §5). */
 export const PREVIEW_BYTES = 512;
 
 export type OffloadPlaceholder = ReturnType<typeof placeholderFor>;

@@ -1,4 +1,4 @@
-/** Limits from CONTRACT §5 (UTF-8 bytes, measured after one percent-decoding). */
+/** Limits from docs/API.md §5 (UTF-8 bytes, measured after one percent-decoding). */
 export const MAX_SEGMENT_BYTES = 255;
 export const MAX_PATH_BYTES = 1024;
 
@@ -8,7 +8,7 @@ const encoder = new TextEncoder();
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
- * Checks a workspace file path (CONTRACT §5) and returns it percent-decoded once.
+ * Checks a workspace file path (docs/API.md §5) and returns it percent-decoded once.
  * Anything outside the rules is refused with a reason, never clamped or repaired.
  */
 export function normalizeWorkspacePath(input: string): PathResult {

@@ -17,7 +17,7 @@ import type { ToolDefinition } from "./types";
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
 export type AnyTool = ToolDefinition<any>;
 
-/** The built-in tools of CONTRACT §5, by name. */
+/** The built-in tools of docs/API.md §5, by name. */
 export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
   Object.fromEntries(
     [
@@ -117,7 +117,7 @@ export function parseToolArgs<I>(
   return { ok: false, issues: JSON.parse(JSON.stringify(result.error.issues)) as ToolArgIssue[] };
 }
 
-/** CONTRACT §2: calls matching a rule wait for a human decision. */
+/** docs/API.md §2: calls matching a rule wait for a human decision. */
 export type ApprovalRule = { tool: string; match?: Record<string, string[]> };
 
 /**

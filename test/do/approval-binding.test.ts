@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2 and §7.17: a human decision is bound to the exact arguments it was shown
+ * docs/API.md §2 and §7.17: a human decision is bound to the exact arguments it was shown
  * (`argsDigest`), and §7.11: the recovery notice is dismissed in the log, for every client.
  */
 import { describe, expect, it } from "vitest";
@@ -115,7 +115,7 @@ describe("dismissing the recovery notice", () => {
   });
 });
 
-describe("the socket: approvals bound to their args, and pings (CONTRACT §7.17, §7.19)", () => {
+describe("the socket: approvals bound to their args, and pings (docs/API.md §7.17, §7.19)", () => {
   it("an approval frame with another digest gets a conflict error and decides nothing", async () => {
     const { id, pending } = await waitingWrite();
     const { probe } = await openSocket(id);

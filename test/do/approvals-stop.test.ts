@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf, openSocket } from "./helpers";
 
-/** CONTRACT §3 (approvals, stop, turns) and §2 (PATCH model) through HTTP. */
+/** docs/API.md §3 (approvals, stop, turns) and §2 (PATCH model) through HTTP. */
 
 const APPROVE_WRITES = { approvals: [{ tool: "write_file" }] };
 
@@ -23,7 +23,7 @@ const byCall = (events: any[], callId: string) => ({
   responses: events.filter((e) => e.content?.type === "functionResponse" && e.content.callId === callId),
 });
 
-/** Every functionCall in the log has exactly one functionResponse (CONTRACT §3). */
+/** Every functionCall in the log has exactly one functionResponse (docs/API.md §3). */
 function expectEveryCallAnswered(events: any[]) {
   for (const c of events.filter((e) => e.content?.type === "functionCall")) {
     expect(byCall(events, c.content.callId).responses, c.content.callId).toHaveLength(1);
@@ -244,7 +244,7 @@ describe("switching the model (PATCH)", () => {
     expect((await api(`/v1/sessions/${s.id}/context`)).body.contextWindow).toBe(64_000);
   });
 
-  it("a switch to a provider this Worker has no credentials for is refused (CONTRACT §1) and appends nothing", async () => {
+  it("a switch to a provider this Worker has no credentials for is refused (docs/API.md §1) and appends nothing", async () => {
     const s = await createSession();
     const hw = await highWaterOf(s.id);
     const r = await api(`/v1/sessions/${s.id}`, {

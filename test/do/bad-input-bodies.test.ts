@@ -84,7 +84,7 @@ describe("bodies and queries (400)", () => {
 
   it("a bad workspace path in GET /files/<path> is 400", async () => {
     const s = await freshSession();
-    // Percent-encoded so the URL parser keeps them; the route decodes once (CONTRACT §5).
+    // Percent-encoded so the URL parser keeps them; the route decodes once (docs/API.md §5).
     for (const p of [
       "..%2f..%2fetc",
       "%2e%2e%2fx",
@@ -143,7 +143,7 @@ describe("bodies and queries (400)", () => {
 // An unreadable body (a broken stream) is tested in test/unit/http/edge.test.ts and against a
 // real wrangler in test/e2e/http-keepalive.test.ts: in-process, workerd delivers a broken
 // stream to the Worker as a short body rather than a read error.
-describe("bodies the edge cannot take (CONTRACT §7.1, §7.2)", () => {
+describe("bodies the edge cannot take (docs/API.md §7.1, §7.2)", () => {
   it("a JSON null body is 400 on POST /sessions and PATCH; only an empty body means {}", async () => {
     await expectNoSessionCreated(async () => {
       expectError(await api("/v1/sessions", { method: "POST", body: "null", token: OTHER_TOKEN }), 400, "bad_request");
@@ -157,7 +157,7 @@ describe("bodies the edge cannot take (CONTRACT §7.1, §7.2)", () => {
   });
 });
 
-describe("sub-resources are looked up before bodies and queries (CONTRACT §7.1)", () => {
+describe("sub-resources are looked up before bodies and queries (docs/API.md §7.1)", () => {
   it("an unknown approval id with a bad body is 404, not 400", async () => {
     const s = await freshSession();
     for (const body of ['{"decision":"maybe"}', "{", "null", ""]) {

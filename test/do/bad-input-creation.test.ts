@@ -56,7 +56,7 @@ describe("session creation that is refused creates nothing", () => {
   });
 });
 
-describe("check order (CONTRACT §7.1)", () => {
+describe("check order (docs/API.md §7.1)", () => {
   it("401 before 403 before 413 before 404 route before 405 before 404 session before 400", async () => {
     const s = await freshSession();
     const big = JSON.stringify({ text: "x".repeat(1_100_000) });
@@ -83,7 +83,7 @@ describe("check order (CONTRACT §7.1)", () => {
     expectError(await api("/v1/nothing", { method: "POST", body: big }), 413, "payload_too_large");
     // unknown route + unknown session → 404 unknown route
     expectError(await api(`/v1/sessions/${"cd".repeat(32)}/nothing`), 404, "not_found");
-    // wrong method + unknown session → 405 (CONTRACT §7.1: 405 before the session lookup)
+    // wrong method + unknown session → 405 (docs/API.md §7.1: 405 before the session lookup)
     expectError(await api(`/v1/sessions/${"cd".repeat(32)}`, { method: "DELETE" }), 405, "method_not_allowed");
     // wrong method + bad JSON → 405
     expectError(await api(`/v1/sessions/${s.id}/messages`, { method: "PUT", body: "{" }), 405, "method_not_allowed");

@@ -3,7 +3,7 @@ import { freshSession, post, postRaw } from "./bad-input-support";
 import { api, BASE, expectError, listSessionIds, OTHER_TOKEN, TOKEN, worker } from "./helpers";
 
 /**
- * CONTRACT §2: every rejected request answers `{ error: { code, message } }` with the status
+ * docs/API.md §2: every rejected request answers `{ error: { code, message } }` with the status
  * of its code, and appends nothing. Each case reads the session before and after.
  */
 
@@ -64,7 +64,7 @@ describe("size limits (413)", () => {
     const big = JSON.stringify({ text: "x".repeat(1_048_576) });
     expectError(await postRaw(`/v1/sessions/${s.id}/messages`, big), 413, "payload_too_large");
     // A declared length over the cap on an unknown route's neighbour: the 413 comes from the
-    // header, before the body is read (its bytes are then drained, CONTRACT §7.2).
+    // header, before the body is read (its bytes are then drained, docs/API.md §7.2).
     const { readable, writable } = new FixedLengthStream(2_000_000);
     const writer = writable.getWriter();
     void (async () => {

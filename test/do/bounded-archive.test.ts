@@ -9,7 +9,7 @@ import { countingSql } from "./bounded-log";
 function withBlobs<T>(fn: (state: DurableObjectState) => Promise<T>): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`archive-${crypto.randomUUID()}`));
   return runInDurableObject(stub, (_o, state) => {
-    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); these tests use its tables directly.
     state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     return fn(state);
   });
@@ -17,7 +17,7 @@ function withBlobs<T>(fn: (state: DurableObjectState) => Promise<T>): Promise<T>
 
 const readArchive = BUILTIN_TOOLS.read_archive!;
 
-describe("read_archive pages are bounded in bytes (DESIGN §6)", () => {
+describe("read_archive pages are bounded in bytes (docs/design.md §6)", () => {
   it("reads only the page from SQLite and never re-hashes the blob; the check at put is recorded", async () => {
     await withBlobs(async (state) => {
       const text = "0123456789abcdef".repeat(256 * 1024); // 4 MiB, 4 chunks

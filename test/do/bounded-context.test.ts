@@ -13,7 +13,7 @@ const RESULT_BYTES = 64 * 1024;
 function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`${name}-${crypto.randomUUID()}`));
   return runInDurableObject(stub, (_o, state) => {
-    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); these tests use its tables directly.
     state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     return fn(state);
   });
@@ -43,7 +43,7 @@ function contextBytes(state: DurableObjectState, results: number) {
   return { bytes: counting.bytes(), events, store };
 }
 
-describe("context builds are bounded in bytes (DESIGN §6)", () => {
+describe("context builds are bounded in bytes (docs/design.md §6)", () => {
   it("reads the same bytes per offloaded result whatever its size, never the archived body", async () => {
     const few = await inFreshObject("ctx3", (state) => contextBytes(state, 3).bytes);
     const many = await inFreshObject("ctx300", (state) => contextBytes(state, 300).bytes);
@@ -60,7 +60,7 @@ describe("context builds are bounded in bytes (DESIGN §6)", () => {
       const viewed = JSON.stringify(messagesOf(events));
       expect(viewed).toBe(JSON.stringify(messagesOf(rawContextEvents(store))));
       expect(viewed).toContain('"offloaded":true');
-      // The log itself keeps the whole result (CONTRACT §7.5).
+      // The log itself keeps the whole result (docs/API.md §7.5).
       const response = store.get(5)!;
       expect(response.content).toMatchObject({ type: "functionResponse" });
       expect((response.content as { response: string }).response.length).toBe(RESULT_BYTES);

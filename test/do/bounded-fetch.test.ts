@@ -11,7 +11,7 @@ const TEN_MIB = 10 * 1024 * 1024;
 function inFreshObject<T>(fn: (state: DurableObjectState) => Promise<T>): Promise<T> {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`fetch-${crypto.randomUUID()}`));
   return runInDurableObject(stub, (_o, state) => {
-    // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); these tests use its tables directly.
     state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     return fn(state);
   });
@@ -33,7 +33,7 @@ function streamedBody(bytes: number): { stream: ReadableStream<Uint8Array>; text
   return { stream, text };
 }
 
-describe("a 10 MiB tool result is streamed, not copied whole (DESIGN §6)", () => {
+describe("a 10 MiB tool result is streamed, not copied whole (docs/design.md §6)", () => {
   it("http_fetch reads a 10 MiB body into one buffer and decodes it once, to the same text, cut at the cap on a character", async () => {
     await inFreshObject(async (state) => {
       const { stream, text } = streamedBody(TEN_MIB - 1000);
@@ -81,7 +81,7 @@ describe("a 10 MiB tool result is streamed, not copied whole (DESIGN §6)", () =
           actions: { stateDelta: { offload: { sha256: meta.sha256, bytes: meta.bytes, preview: "" } } },
         },
       ]);
-      // The event holds the result as the same blob (CONTRACT §3), checked once at put.
+      // The event holds the result as the same blob (docs/API.md §3), checked once at put.
       const ref = (e!.content as { response: unknown }).response;
       expect(isBlobRef(ref) && ref.$blob.sha256).toBe(meta.sha256);
       // Today's put and check read the whole 10 MiB back in one result.

@@ -7,7 +7,7 @@ import { SessionObject } from "../../src/session";
 import { offloadedLogDrafts } from "./bounded-log";
 import { api, createSession, TOKEN } from "./helpers";
 
-/** Sessions here are created over HTTP with TOKEN: its principal owns them (CONTRACT §7.26). */
+/** Sessions here are created over HTTP with TOKEN: its principal owns them (docs/API.md §7.26). */
 const OWNER = { principal: sha256Hex(TOKEN) };
 
 /**
@@ -33,7 +33,7 @@ function unwrap<T>(r: { ok: true; value: T } | { ok: false; error: { code: strin
   return r.value;
 }
 
-describe("bounded pages (CONTRACT §7.20)", () => {
+describe("bounded pages (docs/API.md §7.20)", () => {
   it("transcript pages hold at most `limit` items and join to the whole transcript", async () => {
     const drafts: EventDraft[] = [];
     for (let i = 0; i < 30; i++)

@@ -24,11 +24,11 @@ const note = (i: number): EventDraft => ({
   actions: { stateDelta: { i } },
 });
 
-describe("WebSocket catch-up is replayed in bounded pages (DESIGN §7)", () => {
+describe("WebSocket catch-up is replayed in bounded pages (docs/design.md §7)", () => {
   it("yields between pages, skips broadcasts while catching up, and sends every event once in order", async () => {
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`replay-${crypto.randomUUID()}`));
     await runInDurableObject(stub, async (_o, state) => {
-      // SessionObject migrates lazily with seq 1 (CONTRACT §7.26); these tests use its tables directly.
+      // SessionObject migrates lazily with seq 1 (docs/API.md §7.26); these tests use its tables directly.
       state.storage.transactionSync(() => applyMigrations(state.storage.sql));
       const store = new EventStore(state.storage.sql, "s", (f) => state.storage.transactionSync(f));
       store.append(Array.from({ length: 5_000 }, (_, i) => note(i)));

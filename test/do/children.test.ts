@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 `spawn_session`, §7.31, §2 (parentId, children listed for the parent's principal,
+ * docs/API.md §6 `spawn_session`, §7.31, §2 (parentId, children listed for the parent's principal,
  * status `waiting`): sub-sessions through HTTP with real session objects and the demo model
  * ("spawn: <goal>" makes it call spawn_session). Objects run on their own alarms; the helpers
  * poll for states and never assert on timings.

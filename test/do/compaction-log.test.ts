@@ -1,5 +1,5 @@
 /**
- * CONTRACT §7.29, §3 (issue 17 item 6): a compaction's model calls are in the log. Each has its
+ * docs/API.md §7.29, §3 (issue 17 item 6): a compaction's model calls are in the log. Each has its
  * own invocationId and a hidden `modelRequest { purpose: "compaction" }` committed before it is
  * sent; a failed attempt appends `modelAttempt` and ends the slice with the alarm at `retryAt`
  * (no sleep); its usage is in the session's usage and not in the turn's model calls; a restart
@@ -50,7 +50,7 @@ const attemptsOf = (events: Event[]) =>
     return m ? [{ ...m, seq: e.seq }] : [];
   });
 
-describe("compaction calls are in the log (CONTRACT §7.29)", () => {
+describe("compaction calls are in the log (docs/API.md §7.29)", () => {
   it("a failed compaction call is a modelAttempt, retried by the alarm at retryAt; usage counts, the budget does not", async () => {
     const start = Date.parse("2026-12-01T10:00:00.000Z");
     let t = start;
@@ -83,7 +83,7 @@ describe("compaction calls are in the log (CONTRACT §7.29)", () => {
                 .filter((e) => e.actions?.modelRequest && !e.actions.modelRequest.purpose)
                 .map((e) => e.invocationId),
             );
-            // CONTRACT §7.28: compaction calls are not the turn's model calls.
+            // docs/API.md §7.28: compaction calls are not the turn's model calls.
             expect(open.modelCalls).toBe(turnInvocations.size);
             retried.push(Date.parse(last.retryAt) - t);
             t = Date.parse(last.retryAt);

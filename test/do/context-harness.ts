@@ -22,7 +22,7 @@ export function isSummaryRequest(r: ModelRequest): boolean {
   return r.tools.length === 0;
 }
 
-/** CONTRACT §1: a compaction request sends no tools, or ends with a user message containing "summary". */
+/** docs/API.md §1: a compaction request sends no tools, or ends with a user message containing "summary". */
 export function looksLikeCompaction(r: ModelRequest): boolean {
   const last = r.messages.at(-1);
   return r.tools.length === 0 || (last?.role === "user" && /summary/i.test(last.content));
@@ -138,7 +138,7 @@ export async function withSession<T>(
   return runInDurableObject(stub, async (_instance, state) => {
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
-    // An object migrates lazily with its seq 1 (CONTRACT §7.26); this harness writes it itself.
+    // An object migrates lazily with its seq 1 (docs/API.md §7.26); this harness writes it itself.
     transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
     const deltas: DeltaFrame[] = [];

@@ -141,7 +141,7 @@ describe("a long session in a 6,000-token window", () => {
         expect(cp.prevId).toBe(cps[i]!.id);
         expect(cp.throughSeq).toBeGreaterThan(cps[i]!.throughSeq);
       });
-      // CONTRACT §7.29: each compaction call is in the log, as its own invocation, before it was sent.
+      // docs/API.md §7.29: each compaction call is in the log, as its own invocation, before it was sent.
       const compactions = events.filter((e) => e.actions?.modelRequest?.purpose === "compaction");
       expect(compactions).toHaveLength(summaries.length);
       expect(new Set(compactions.map((e) => e.invocationId)).size).toBe(summaries.length);

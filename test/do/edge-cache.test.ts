@@ -1,5 +1,5 @@
 /**
- * History from the edge (CONTRACT §2 /events, §7.21, §7.22): a full page is served from the
+ * History from the edge (docs/API.md §2 /events, §7.21, §7.22): a full page is served from the
  * Workers Cache API under a key that holds the reader's principal hash, stored without CORS;
  * partial pages, the head, and sessions with a jurisdiction always come from the object.
  */
@@ -22,7 +22,7 @@ function keyFor(token: string, id: string, after: number, limit: number): string
   return `${BASE}/__hw-cache/v1/${reader}/sessions/${id}/events?after=${after}&limit=${limit}`;
 }
 
-describe("a full page is answered from the edge cache (CONTRACT §7.22)", () => {
+describe("a full page is answered from the edge cache (docs/API.md §7.22)", () => {
   it("the second read of a full page is a hit with the same body and ETag; the stored copy has no CORS", async () => {
     const id = await sessionWith(5);
     const first = await api(`/v1/sessions/${id}/events?after=0&limit=3`, { headers: { origin: ORIGIN } });

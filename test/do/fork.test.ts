@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 fork and §7.30: a fork's first events, its model context starting from the
+ * docs/API.md §6 fork and §7.30: a fork's first events, its model context starting from the
  * parent's prefix (before and after a compaction), its workspace as of `throughSeq`, calls left
  * unanswered there, and the route's bad input. Lineage against verify-export.mjs is in e2e.
  */
@@ -36,7 +36,7 @@ async function forkInto(
   return runInDurableObject(stub, async (_i, state) => {
     const sql = state.storage.sql;
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
-    // A fresh object has no tables until its seq 1 (CONTRACT §7.26).
+    // A fresh object has no tables until its seq 1 (docs/API.md §7.26).
     transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
     const store = new EventStore(sql, sessionId, transactionSync);

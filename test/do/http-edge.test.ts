@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { api, BASE, createSession, expectError, highWaterOf, waitForSession } from "./helpers";
 
 /**
- * The HTTP edge from outside (CONTRACT §2, §7.1–7.3, §7.20, §7.23): CORS on every answer to an
+ * The HTTP edge from outside (docs/API.md §2, §7.1–7.3, §7.20, §7.23): CORS on every answer to an
  * allowed origin, errors included; ETag and 304; 405 naming what is allowed; the configured
  * providers; paging of /transcript and /files. The test Worker has no MODEL_* vars, so only
  * `demo` is configured.
@@ -16,7 +16,7 @@ function expectCors(headers: Headers) {
   expect(headers.get("access-control-expose-headers")?.toLowerCase()).toContain("etag");
 }
 
-describe("CORS on every answer to an allowed origin (CONTRACT §2, §7.3)", () => {
+describe("CORS on every answer to an allowed origin (docs/API.md §2, §7.3)", () => {
   it("401, 404, 405 and a bad-JSON 400 carry the CORS headers", async () => {
     const s = await createSession();
     const cases = [
@@ -88,7 +88,7 @@ describe("405 from the routes themselves", () => {
   });
 });
 
-describe("providers (CONTRACT §1, §7.23)", () => {
+describe("providers (docs/API.md §1, §7.23)", () => {
   it("GET /v1/providers lists only the configured ones", async () => {
     const r = await api("/v1/providers");
     expect(r.status).toBe(200);
@@ -115,7 +115,7 @@ describe("providers (CONTRACT §1, §7.23)", () => {
   });
 });
 
-describe("paging (CONTRACT §7.20)", () => {
+describe("paging (docs/API.md §7.20)", () => {
   it("GET /transcript pages by seq with next; bad after/limit are 400", async () => {
     const s = await createSession();
     await api(`/v1/sessions/${s.id}/messages`, { method: "POST", json: { text: "hello", idempotencyKey: "p-1" } });

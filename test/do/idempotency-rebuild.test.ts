@@ -1,5 +1,5 @@
 /**
- * CONTRACT §7.16 (docs/API.md#idempotency): the idempotency table is a cache of the log. When it
+ * docs/API.md §7.16 (docs/API.md#idempotency): the idempotency table is a cache of the log. When it
  * lost its rows, or is behind the log, it is folded again from the events' recorded keys before
  * it answers: a repeated key gets the first answer and appends nothing.
  */

@@ -63,7 +63,7 @@ function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): P
 describe("migrations", () => {
   it("the schema after every migration equals the committed snapshot", async () => {
     const schema = await inFreshObject("ddl", (state) => {
-      // A fresh object has no tables until its seq 1 (CONTRACT §7.26): migrate it here.
+      // A fresh object has no tables until its seq 1 (docs/API.md §7.26): migrate it here.
       state.storage.transactionSync(() => applyMigrations(state.storage.sql));
       return schemaOf(state.storage.sql);
     });

@@ -1,5 +1,5 @@
 /**
- * Ownership checked where the data is (CONTRACT §2, §7.1, §7.26): the owner is recorded in seq 1,
+ * Ownership checked where the data is (docs/API.md §2, §7.1, §7.26): the owner is recorded in seq 1,
  * the session object refuses every other principal with the same 404 as an unknown id, an id
  * the namespace did not mint is 404 without touching anything, and a minted id that was never
  * written answers 404 through every route and stays unwritten.
@@ -13,7 +13,7 @@ import { api, createSession, expectError, highWaterOf, listSessionIds, OTHER_TOK
 const APPROVAL = `apr_${"0".repeat(24)}`;
 const SHA = "a".repeat(64);
 
-/** Every session route, with a body that would be valid for its owner (CONTRACT §2). */
+/** Every session route, with a body that would be valid for its owner (docs/API.md §2). */
 function everyRoute(id: string): { path: string; init: RequestInit & { json?: unknown } }[] {
   const base = `/v1/sessions/${id}`;
   return [
@@ -62,7 +62,7 @@ async function tablesOf(id: string): Promise<string[]> {
   );
 }
 
-describe("the owner is recorded in seq 1 (CONTRACT §7.26)", () => {
+describe("the owner is recorded in seq 1 (docs/API.md §7.26)", () => {
   it("as sha256_hex(owner:<id>:<principal>), where principal is the sha256 of the token", async () => {
     const s = await createSession({ title: "owned" });
     const events = (await api(`/v1/sessions/${s.id}/events`)).body.events;
@@ -71,7 +71,7 @@ describe("the owner is recorded in seq 1 (CONTRACT §7.26)", () => {
   });
 });
 
-describe("someone else's session (CONTRACT §2, §7.1)", () => {
+describe("someone else's session (docs/API.md §2, §7.1)", () => {
   it("is 404 not_found through every route, appends nothing and is not listed", async () => {
     const s = await createSession({ title: "a's" });
     for (const { path, init } of everyRoute(s.id)) {
@@ -106,7 +106,7 @@ describe("someone else's session (CONTRACT §2, §7.1)", () => {
   });
 });
 
-describe("ids that were never written, or never minted (CONTRACT §2, §7.26, DESIGN §7)", () => {
+describe("ids that were never written, or never minted (docs/API.md §2, §7.26, docs/design.md §7)", () => {
   it("a minted id never written is 404 through every route, and its object stays unwritten", async () => {
     const id = env.SESSIONS.newUniqueId().toString();
     for (const { path, init } of [...everyRoute(id), ...everyRouteWithBadInput(id)]) {
@@ -121,7 +121,7 @@ describe("ids that were never written, or never minted (CONTRACT §2, §7.26, DE
     for (const pos of [0, 31, 63]) {
       const c = s.id[pos]!;
       const sibling = `${s.id.slice(0, pos)}${c === "0" ? "1" : "0"}${s.id.slice(pos + 1)}`;
-      // DESIGN §7 re-checked: idFromString refuses it (the id carries the namespace's MAC), so no stub is made.
+      // docs/design.md §7 re-checked: idFromString refuses it (the id carries the namespace's MAC), so no stub is made.
       expect(() => env.SESSIONS.idFromString(sibling)).toThrow();
       for (const { path, init } of everyRoute(sibling)) expectError(await api(path, init), 404, "not_found");
     }
@@ -141,7 +141,7 @@ describe("ids that were never written, or never minted (CONTRACT §2, §7.26, DE
   });
 });
 
-describe("the directory only creates and lists (CONTRACT §7.26)", () => {
+describe("the directory only creates and lists (docs/API.md §7.26)", () => {
   it("a session the directory forgot is still its owner's, and still nobody else's", async () => {
     const s = await createSession({ title: "not in the directory" });
     const dir = env.DIRECTORY.get(env.DIRECTORY.idFromName(`principal:${sha256Hex(TOKEN)}`));

@@ -1,5 +1,5 @@
 /**
- * Jurisdiction and placement (CONTRACT §2, §7.24): what local workerd can show. Where the object
+ * Jurisdiction and placement (docs/API.md §2, §7.24): what local workerd can show. Where the object
  * really runs is visible only in production (README "What only production shows").
  */
 import { env } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 "Model attempts", §7.8, §7.9, §7.10, §7.13: every failed attempt is a durable
+ * docs/API.md §3 "Model attempts", §7.8, §7.9, §7.10, §7.13: every failed attempt is a durable
  * hidden `modelAttempt`, the wait is the alarm, deltas carry the attempt, a cut stream is a
  * failed attempt, the SDK's verdict decides, and a slice that keeps failing closes the turn.
  * Slices are driven by hand (`runtime.alarm()`), with the clock injected: no sleeping.
@@ -174,7 +174,7 @@ describe("model attempts are durable and visible", () => {
     await withSession({ provider, model: MODEL, policy: { idleTimeoutMs: 1 } }, async (h) => {
       await h.runtime.postMessage({ text: "hello", source: "http" });
       await h.runtime.alarm();
-      // While an attempt streams, a late socket gets its text so far (CONTRACT §7.18); here it was cut.
+      // While an attempt streams, a late socket gets its text so far (docs/API.md §7.18); here it was cut.
       expect(h.runtime.inflightReplay()).toEqual([]);
       for (let i = 0; i < 5 && h.runtime.summary?.openTurn; i++) await h.runtime.alarm();
       const events = h.events();
@@ -183,7 +183,7 @@ describe("model attempts are durable and visible", () => {
     });
   });
 
-  it("a stream still running at the slice's stream limit is cut as too_long and not retried (CONTRACT §7.14)", async () => {
+  it("a stream still running at the slice's stream limit is cut as too_long and not retried (docs/API.md §7.14)", async () => {
     const provider: ModelProvider = {
       name: "openai",
       async *stream() {
@@ -326,7 +326,7 @@ describe("through the real openai-compatible adapter", () => {
   });
 });
 
-describe("poison slices (CONTRACT §7.13)", () => {
+describe("poison slices (docs/API.md §7.13)", () => {
   it("a slice that throws before committing is retried at 2, 4, 8, 16 s; the next closes the turn with error internal", async () => {
     const c = clock();
     let built = 0;

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 12 (CONTRACT §7.8): a provider nobody listens for is a `network` failure with
+ * Issue 17 item 12 (docs/API.md §7.8): a provider nobody listens for is a `network` failure with
  * the 1/2/4/8 s backoff, then `model_failed` naming the cause; `restart` is recorded only when
  * the object really restarted. The real openai-compatible adapter and the platform's fetch talk
  * to a closed port; slices are driven by hand with the runtime's clock moved to each `retryAt`.

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 work records and §7.33: immutable revisions, a stale write 409 that appends
+ * docs/API.md §6 work records and §7.33: immutable revisions, a stale write 409 that appends
  * nothing, entries with refs up to highWater, what a summary does not cover, the three tools
  * through a scripted model, and the route's bad input.
  */

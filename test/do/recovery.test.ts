@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 "The log records every request as sent", §7.7, §7.8, §7.11, §7.12: what a new
+ * docs/API.md §3 "The log records every request as sent", §7.7, §7.8, §7.11, §7.12: what a new
  * incarnation does with an open turn. An eviction or a crash is a fresh runtime over the same
  * storage (`reopen`), driven by hand.
  */
@@ -36,7 +36,7 @@ const text = (t: string): ModelPart[] => [
   { type: "finish", reason: "stop" },
 ];
 
-/** CONTRACT §7.7, computed here from the request as the provider received it. */
+/** docs/API.md §7.7, computed here from the request as the provider received it. */
 const digestOf = (r: ModelRequest) =>
   sha256Hex(canonical({ messages: r.messages, tools: [...r.tools].sort((a, b) => a.name.localeCompare(b.name)) }));
 const delta = (e: Event, key: string) => e.actions?.stateDelta?.[key] as any;
@@ -116,7 +116,7 @@ describe("taking over a run that was only waiting", () => {
         expect(events.filter((e) => delta(e, "runStarted"))).toEqual([]);
         expect(new Set(events.filter((e) => e.runId).map((e) => e.runId)).size).toBe(1);
         expect(b.session().recoveryNotice).toBeNull();
-        // CONTRACT §7.6: the runtime minted the call id; the provider's is kept beside it.
+        // docs/API.md §7.6: the runtime minted the call id; the provider's is kept beside it.
         const call = events.find((e) => e.content?.type === "functionCall")!.content as any;
         expect(call.callId).not.toBe("prov-1");
         expect(call.providerCallId).toBe("prov-1");
@@ -125,7 +125,7 @@ describe("taking over a run that was only waiting", () => {
   });
 });
 
-describe("an answer cut at length (CONTRACT §7.10)", () => {
+describe("an answer cut at length (docs/API.md §7.10)", () => {
   const cut = (t: string): ModelPart[] => [
     { type: "text-delta", text: t },
     { type: "usage", inputTokens: 10, outputTokens: 4000 },
@@ -166,7 +166,7 @@ describe("an answer cut at length (CONTRACT §7.10)", () => {
   });
 });
 
-describe("no cumulative limit (CONTRACT §7.13)", () => {
+describe("no cumulative limit (docs/API.md §7.13)", () => {
   it("a turn makes more than 200 model calls and completes", async () => {
     const model = recording((n) =>
       n < 205

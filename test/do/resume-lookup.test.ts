@@ -1,7 +1,7 @@
 /**
  * `POST /v1/sessions/:id/runs/:runId/resume` finds its run by key in the runs projection
  * (docs/API.md#resume): any id length answers 404 or the right answer, never 500; the lookup is
- * exact (case-sensitive); an unknown run is 404 before an unreadable body is 400 (CONTRACT §7.1).
+ * exact (case-sensitive); an unknown run is 404 before an unreadable body is 400 (docs/API.md §7.1).
  */
 import { describe, expect, it } from "vitest";
 import type { ModelConfig } from "../../src/model/types";

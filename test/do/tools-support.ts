@@ -20,7 +20,7 @@ let counter = 0;
 export async function withSql<T>(fn: (ctx: ToolContext) => Promise<T>, fetchFn?: typeof fetch, signal?: AbortSignal) {
   const stub = env.SESSIONS.get(env.SESSIONS.idFromName(`tools-${Date.now()}-${counter++}`));
   return runInDurableObject(stub, async (_instance, state) => {
-    // An object migrates lazily with its seq 1 (CONTRACT §7.26); these tests use its tables directly.
+    // An object migrates lazily with its seq 1 (docs/API.md §7.26); these tests use its tables directly.
     state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     const ctx: ToolContext = {
       sessionId: "s",

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/sessions/:id/runs/:runId/resume` and `maxModelCallsPerTurn` through HTTP (CONTRACT
+ * `POST /v1/sessions/:id/runs/:runId/resume` and `maxModelCallsPerTurn` through HTTP (docs/API.md
  * §2, §6, §7.1, §7.27, §7.28), with the demo model (four tool calls, then its answer: five calls).
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -57,7 +57,7 @@ describe("resume", () => {
     const runId = session.wait.runId as string;
     const path = `/v1/sessions/${id}/runs/${runId}/resume`;
 
-    // CONTRACT §7.1: unknown run 404 before the body is looked at; then 400; then 409.
+    // docs/API.md §7.1: unknown run 404 before the body is looked at; then 400; then 409.
     expectError(await post(`/v1/sessions/${id}/runs/not-a-run/resume`, { waitId: "x" }), 404, "not_found");
     expectError(await post(`/v1/sessions/${id}/runs/not-a-run/resume`, { nope: 1 }), 404, "not_found");
     expectError(await api(path), 405, "method_not_allowed");
@@ -127,7 +127,7 @@ describe("resume", () => {
     expectError(r, 404, "not_found");
   });
 
-  it("CONTRACT §7.27: a session frame is sent when the wait starts and when it is released", async () => {
+  it("docs/API.md §7.27: a session frame is sent when the wait starts and when it is released", async () => {
     const s = await createSession({ maxModelCallsPerTurn: 1 });
     const { probe } = await openSocket(s.id);
     await probe!.waitFor((f) => f.type === "ready");

@@ -1,5 +1,5 @@
 /**
- * Waits and the step budget on a real session object's SQLite (CONTRACT §6, §7.27, §7.28): a
+ * Waits and the step budget on a real session object's SQLite (docs/API.md §6, §7.27, §7.28): a
  * `wait_for` and a spent budget pause the turn with no alarm held, only the current `waitId`
  * releases it, a message or a restart does not, a stop ends it. Slices are driven by hand.
  */
@@ -36,7 +36,7 @@ async function drive(rt: SessionRuntime, a: { at: number | null }, max = 200) {
 
 const expectConflict = (p: Promise<unknown>) => expect(p).rejects.toMatchObject({ code: "conflict" });
 const count = (events: Event[], pred: (e: Event) => boolean) => events.filter(pred).length;
-/** CONTRACT §7.28: a model call is one turn request; a compaction's own requests are not (§7.29). */
+/** docs/API.md §7.28: a model call is one turn request; a compaction's own requests are not (§7.29). */
 const modelCalls = (events: Event[]) =>
   count(events, (e) => !!e.actions?.modelRequest && e.actions.modelRequest.purpose !== "compaction");
 
@@ -133,7 +133,7 @@ describe("wait_for", () => {
     });
   });
 
-  it("CONTRACT §7.12: an earlier run of the same turn with the current waitId resumes; another turn's run is 409", async () => {
+  it("docs/API.md §7.12: an earlier run of the same turn with the current waitId resumes; another turn's run is 409", async () => {
     const clock = alarmClock();
     // Every turn waits once: a request ending with the user's message gets a wait_for.
     const perTurn = (r: Parameters<typeof waitScript>[0]): Step =>

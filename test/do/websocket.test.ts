@@ -14,7 +14,7 @@ import {
   waitForSession,
 } from "./helpers";
 
-/** CONTRACT §4: the session's WebSocket. */
+/** docs/API.md §4: the session's WebSocket. */
 
 const ALLOWED_ORIGIN = "https://console.example";
 

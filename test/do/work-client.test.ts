@@ -3,7 +3,7 @@ import { HighwaterClient, HighwaterError } from "../../src/client";
 import { settledTo } from "./drive";
 import { BASE, createSession, TOKEN, worker } from "./helpers";
 
-/** The typed client covers the inbox, triggers and runs routes (CONTRACT §6), against the Worker in-process. */
+/** The typed client covers the inbox, triggers and runs routes (docs/API.md §6), against the Worker in-process. */
 
 const client = new HighwaterClient({
   baseUrl: BASE,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "./helpers";
 
-/** CONTRACT §6 inbox: external input with a source and a correlationId. */
+/** docs/API.md §6 inbox: external input with a source and a correlationId. */
 
 const post = (path: string, json?: unknown, token?: string) =>
   api(path, { method: "POST", ...(json === undefined ? {} : { json }), ...(token ? { token } : {}) });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { settle, settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN, sleep } from "./helpers";
 
-/** CONTRACT §6 and §7.32: triggers, the runs they start, and GET /runs. */
+/** docs/API.md §6 and §7.32: triggers, the runs they start, and GET /runs. */
 
 const post = (path: string, json?: unknown, token?: string) =>
   api(path, { method: "POST", ...(json === undefined ? {} : { json }), ...(token ? { token } : {}) });
@@ -111,7 +111,7 @@ describe("trigger routes", () => {
     ];
     for (const body of bad) expectError(await post(path, body), 400, "bad_request");
     expectError(await post(path, { name: "dup", text: "y", schedule: { cron: "* * * * *" } }), 409, "conflict");
-    // 400 comes before 409 (CONTRACT §7.1).
+    // 400 comes before 409 (docs/API.md §7.1).
     expectError(await post(path, { name: "dup", text: "y", schedule: { everySeconds: 0 } }), 400, "bad_request");
     expectError(await del(`${path}/nope`), 404, "not_found");
     expectError(await del(`${path}/bad%20name`), 404, "not_found");

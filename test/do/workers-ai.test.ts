@@ -1,6 +1,6 @@
 /**
  * The Workers AI adapter inside workerd: the shared fake-binding suite, and a whole turn with a
- * tool call through the real runtime on a real session object's SQLite (CONTRACT §1, §3, §7.6).
+ * tool call through the real runtime on a real session object's SQLite (docs/API.md §1, §3, §7.6).
  */
 import { describe, expect, it } from "vitest";
 import { createWorkersAiProvider, type ModelConfig } from "../../src/model";

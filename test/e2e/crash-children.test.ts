@@ -1,5 +1,5 @@
 /**
- * Sub-session crash cases (CONTRACT §3, §6, §7.31) with a real `wrangler dev`, the built-in demo
+ * Sub-session crash cases (docs/API.md §3, §6, §7.31) with a real `wrangler dev`, the built-in demo
  * model ("spawn: <goal>" makes it call spawn_session) and kill -9 of the whole process group at
  * a failpoint, then a restart on the same persist dir with no failpoint and no request. Every
  * case must end with exactly one child (one goal message), exactly one response to the spawn

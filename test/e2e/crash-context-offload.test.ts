@@ -153,7 +153,7 @@ describe("F10: kill -9 after an offloaded result committed, before its placehold
     expect(text.startsWith(offload.preview)).toBe(true);
     // The GET was not repeated after the restart.
     expect(service.hits(BIG_PATH, "GET")).toBe(1);
-    // T2 was committed: nothing to re-run, interrupt or re-issue, so no notice (CONTRACT §7.11).
+    // T2 was committed: nothing to re-run, interrupt or re-issue, so no notice (docs/API.md §7.11).
     const notices = events.filter((e) => e.actions?.stateDelta?.recoveryNotice);
     expect(notices).toEqual([]);
   });

@@ -35,7 +35,7 @@ import {
 import { type FakeService, startFakeService } from "./harness/fake-service";
 
 // ---------------------------------------------------------------------------------------------
-// F9 with placeholders: the compaction archives older results over 4 KiB (DESIGN §6) before it
+// F9 with placeholders: the compaction archives older results over 4 KiB (docs/design.md §6) before it
 // summarises, so at F9 blobs exist that no committed event names yet. After the restart the
 // redone checkpoint's placeholders must each name a readable blob, and the model sees them.
 
@@ -192,7 +192,7 @@ describe("F9 with placeholders: kill -9 after a compaction archived older result
     const outputs = new Map(
       next.body.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, toolOutput(m)] as const),
     );
-    // On the wire a call goes under the provider's own id (CONTRACT §7.6); the log's callId is the runtime's.
+    // On the wire a call goes under the provider's own id (docs/API.md §7.6); the log's callId is the runtime's.
     const wireOf = new Map(
       r.final.events.flatMap((e) =>
         e.content?.type === "functionCall"

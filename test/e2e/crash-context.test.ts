@@ -1,7 +1,7 @@
 /**
  * Issue 4: "A kill -9 during compaction and during offload loses nothing and leaves no
  * dangling placeholder." Real `wrangler dev` processes, killed with SIGKILL (the whole
- * process group) at a context failpoint (DESIGN §5):
+ * process group) at a context failpoint (docs/design.md §5):
  *
  * - F9: a checkpoint has been summarised but its `stateDelta.checkpoint` event is not yet
  *   committed (src/context/next-context.ts `compact`). After the restart the compaction is
@@ -73,7 +73,7 @@ function partsReadBack(text: string): number {
   return best;
 }
 
-/** The compaction answer: the five sections DESIGN §6 asks for, with where the work stands. */
+/** The compaction answer: the five sections docs/design.md §6 asks for, with where the work stands. */
 function summaryFor(body: ChatRequest, index: number): string {
   const done = partsReadBack(body.messages.map(messageText).join("\n"));
   return [
@@ -201,7 +201,7 @@ describe("F9: kill -9 while a compaction checkpoint is being committed", () => {
     const responses = events.flatMap((e) => (e.content?.type === "functionResponse" ? [e.content] : []));
     expect(responses.every((c) => c.status === "ok")).toBe(true);
     expect(responses).toHaveLength(2 * PARTS);
-    // The compaction call under way at the kill is in the log (CONTRACT §7.29): it is re-issued
+    // The compaction call under way at the kill is in the log (docs/API.md §7.29): it is re-issued
     // after the restart like any model call (§7.8 `restart`, §7.11 `reissued`), and nothing else
     // was re-run or interrupted.
     const preKill = events

@@ -1,5 +1,5 @@
 /**
- * Crash tests with real processes (issue 3, DESIGN §5): for each failpoint boundary, a real
+ * Crash tests with real processes (issue 3, docs/design.md §5): for each failpoint boundary, a real
  * `wrangler dev --persist-to DIR` is killed with SIGKILL (the whole process group) at the
  * boundary, restarted on the same DIR without the failpoint, and given no request (F8 gets
  * its approval, nothing else). The pending lease alarm alone must finish the turn, with no
@@ -242,7 +242,7 @@ function checkRecovered(o: CrashObservation, x: Expectation) {
     why,
   ).toHaveLength(3);
 
-  // Recovery recorded itself only where it re-ran, interrupted or re-issued something (CONTRACT
+  // Recovery recorded itself only where it re-ran, interrupted or re-issued something (docs/API.md
   // §7.11, §7.12): then one hidden notice under a new run, which the session shows; a run that
   // was only continued (F0, F3, F7) or waiting (F8) keeps its runId and gets no notice.
   const notices = events.filter((e) => e.actions?.stateDelta?.recoveryNotice);
@@ -304,7 +304,7 @@ function checkRecovered(o: CrashObservation, x: Expectation) {
     expect(message).toMatch(/inspect/);
     expect(message).toMatch(/retry/);
     // The model's next request carries the interrupted result for that call, under the
-    // provider's own id on the wire (CONTRACT §7.6: the log's callId is the runtime's).
+    // provider's own id on the wire (docs/API.md §7.6: the log's callId is the runtime's).
     const next = o.fake.chatRequests()[o.continuedIndex]!.body.messages;
     const wireId = (killedCall as { providerCallId?: string }).providerCallId ?? killedCall.callId;
     expect(wireId, why).not.toBe(killedCall.callId);

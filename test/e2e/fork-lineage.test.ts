@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 fork, §7.30, end to end on a real `wrangler dev`: a fork's lineage checks out with
+ * docs/API.md §6 fork, §7.30, end to end on a real `wrangler dev`: a fork's lineage checks out with
  * the repository's `tools/verify-export.mjs --parent`, its workspace is the parent's as of
  * `throughSeq` (after an edit_file), and its first model request starts from the parent's prefix.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §2 and §7.2 against a real `wrangler dev`: a request refused before its body was
+ * docs/API.md §2 and §7.2 against a real `wrangler dev`: a request refused before its body was
  * read (413 from Content-Length, 401) leaves the client's keep-alive connection usable, and a
  * GET body is discarded, never parsed. Each case sends its next request on the same socket
  * (asserted with `reusedSocket`), where the old edge left the connection hanging. The same
@@ -80,7 +80,7 @@ describe("keep-alive connections after early answers (real wrangler dev)", () =>
 
   beforeAll(async () => {
     persistTo = makePersistDir();
-    // An unconfigured default (anthropic without MODEL_API_KEY) falls back to demo (CONTRACT §7.23).
+    // An unconfigured default (anthropic without MODEL_API_KEY) falls back to demo (docs/API.md §7.23).
     worker = await startWrangler({ persistTo, vars: { API_TOKENS: TOKEN, MODEL_PROVIDER: "anthropic" } });
   });
 

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6, §7.32 and DESIGN §4 on a real `wrangler dev`: one alarm serves both the run lease
+ * docs/API.md §6, §7.32 and docs/design.md §4 on a real `wrangler dev`: one alarm serves both the run lease
  * and the schedule, across a kill -9 and a restart on the same --persist-to. A scheduled trigger
  * runs; a chat turn is cut at F0 (input committed, no model request yet) and the process is
  * killed; while it is down the trigger misses several firings. After the restart the lease
@@ -114,8 +114,8 @@ describe("triggers across kill -9 and restart", () => {
     expect(resumedAt - Date.parse(missed[0]!.dueAt)).toBeGreaterThan(PERIOD_S * 1000);
     // The schedule keeps firing while the test polls, so a firing may open a scheduled run between
     // the poll that saw no open turn and the chat POST; the chat input then joins that run's turn
-    // (CONTRACT §3 Turns) instead of opening its own. The log says which happened, and each has
-    // one right answer (CONTRACT §7.32): a firing while another turn is open is queued and starts
+    // (docs/API.md §3 Turns) instead of opening its own. The log says which happened, and each has
+    // one right answer (docs/API.md §7.32): a firing while another turn is open is queued and starts
     // once that turn closed; a firing while the same trigger's run is unfinished is skipped.
     const joinedScheduledRun = events.some(
       (e) => e.source === "trigger:beat" && e.turnId === input.turnId && e.seq < input.seq,

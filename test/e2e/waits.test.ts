@@ -1,5 +1,5 @@
 /**
- * Waits across a crash (CONTRACT §6, §7.12): a real `wrangler dev` is killed with SIGKILL while a
+ * Waits across a crash (docs/API.md §6, §7.12): a real `wrangler dev` is killed with SIGKILL while a
  * `wait_for` and a budget wait are pending, started again on the same state, and each wait is
  * still there (no recovery, no notice); a resume then completes each task.
  */

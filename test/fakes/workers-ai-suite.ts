@@ -1,5 +1,5 @@
 /**
- * The Workers AI adapter against a fake `AI` binding (CONTRACT §1, §7.9), shared by the Node
+ * The Workers AI adapter against a fake `AI` binding (docs/API.md §1, §7.9), shared by the Node
  * project (test/unit) and the workerd project (test/do) so both runtimes prove the same things.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Sub-sessions (CONTRACT §6 `spawn_session`, §7.31), as the driver carries them out: create or
+ * Sub-sessions (docs/API.md §6 `spawn_session`, §7.31), as the driver carries them out: create or
  * re-attach a child, take a child's report exactly once per callId, deliver a child's report and
  * a parent's stops until acknowledged (an outbox kept in the log). Every decision reads the log.
  */
@@ -55,7 +55,7 @@ export function outboxDelay(failures: number): number {
   return Math.min(30_000, 1_000 * 2 ** Math.max(0, failures - 1));
 }
 
-/** The create a spawn sends, inheriting model, approvals, budget and jurisdiction (CONTRACT §7.31). */
+/** The create a spawn sends, inheriting model, approvals, budget and jurisdiction (docs/API.md §7.31). */
 export function buildChildSpawn(
   rt: RuntimeCtx,
   call: { callId: string },
@@ -123,7 +123,7 @@ export async function spawnChild(
 }
 
 /**
- * The wait of CONTRACT §7.31: re-sends the idempotent create for each waiting spawn this
+ * The wait of docs/API.md §7.31: re-sends the idempotent create for each waiting spawn this
  * incarnation has not attached yet (after a restart), so a crash between T1 and the create
  * still yields its one child. True when every child is attached.
  */
@@ -215,7 +215,7 @@ const hidden = (base: Partial<Base>, stateDelta: Record<string, unknown>): Event
 });
 
 /**
- * The outbox (CONTRACT §6, §7.31): a child's report to its parent, and a parent's stops of its
+ * The outbox (docs/API.md §6, §7.31): a child's report to its parent, and a parent's stops of its
  * children, each delivered until acknowledged, then recorded (`reportAcked`, `childStopAcked`).
  * The caller arms the retry before anything is sent, so a kill mid-delivery comes back.
  * Returns true when nothing is left to deliver.

@@ -1,5 +1,5 @@
 /**
- * Sub-sessions (CONTRACT §6 `spawn_session`, §7.31) as the summary sees them: which spawns of the
+ * Sub-sessions (docs/API.md §6 `spawn_session`, §7.31) as the summary sees them: which spawns of the
  * open turn wait for their child, the child's outbox to its parent, and the parent's pending
  * stops of its children. A fold over events, like the rest of the summary. Pure.
  */
@@ -8,7 +8,7 @@ import type { CloseReason } from "../../projections/summary";
 
 /** The tool whose response comes from another session's close, not from its own run. */
 export const SPAWN_TOOL = "spawn_session";
-/** CONTRACT §7.31: a root session is depth 0; its children 1; nothing deeper than 5. */
+/** docs/API.md §7.31: a root session is depth 0; its children 1; nothing deeper than 5. */
 export const MAX_NESTING = 5;
 
 /** docs/API.md#sub-sessions: at most this many children that have not reported, per session. */
@@ -92,7 +92,7 @@ export function reduceChildren(prev: ChildrenState | undefined, e: Event): Child
   return next;
 }
 
-/** CONTRACT §7.27 `Session.wait` for the child case: the first spawn the run waits for. */
+/** docs/API.md §7.27 `Session.wait` for the child case: the first spawn the run waits for. */
 export function childWait(
   s: ChildrenState | undefined,
 ): { runId: string; waitId: string; kind: "child"; callId: string } | null {
@@ -121,7 +121,7 @@ function isResultText(e: Event): boolean {
   return e.author === "model" && e.modelVisibility === "visible" && e.content?.type === "text" && !!e.content.text;
 }
 
-/** The child's result: the last visible, non-empty model text of its goal turn, or null (CONTRACT §7.31). */
+/** The child's result: the last visible, non-empty model text of its goal turn, or null (docs/API.md §7.31). */
 export function childResult(turnEvents: Event[]): string | null {
   let last: string | null = null;
   for (const e of turnEvents) if (isResultText(e) && e.content?.type === "text") last = e.content.text;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { toolError } from "../../tools/builtin/text";
 import type { ToolDefinition } from "../../tools/types";
 
-/** CONTRACT §2: a goal is a message, so it follows the message limit. */
+/** docs/API.md §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;
 
 /** The built-in tool names, given by the registry (which holds this tool, so it cannot be imported here). */
@@ -28,7 +28,7 @@ const SpawnSessionInput = z.strictObject({
 export type SpawnSessionArgs = z.infer<typeof SpawnSessionInput>;
 
 /**
- * `spawn_session` (CONTRACT §6, §7.31): creates a child session for the goal and waits for it.
+ * `spawn_session` (docs/API.md §6, §7.31): creates a child session for the goal and waits for it.
  * Its response is not this run's outcome but the child's report when its turn closes, appended
  * by the parent once per call; the run only creates (or re-attaches to) the child.
  */

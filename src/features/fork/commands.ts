@@ -1,5 +1,5 @@
 /**
- * Fork (CONTRACT §6, §7.30). The parent reads its state as of `throughSeq` (`readForkSource`);
+ * Fork (docs/API.md §6, §7.30). The parent reads its state as of `throughSeq` (`readForkSource`);
  * the new session writes it as its first events (`createFork`): seq 1 the session with
  * `forkedFrom`, seq 2 the hidden `forkPrefix` blob, then each call left unanswered at
  * `throughSeq` copied and answered, and the copied open turn closed `stopped`.
@@ -46,7 +46,7 @@ export type ForkSource = {
 /** A blob of the parent, named by its digest. */
 export type ArchiveRef = { sha256: string; bytes: number; mediaType: string };
 
-/** The sha256 of every placeholder among a prefix's tool results (CONTRACT §5 offload). */
+/** The sha256 of every placeholder among a prefix's tool results (docs/API.md §5 offload). */
 export function placeholderRefs(messages: ForkPrefix["messages"]): string[] {
   const refs = new Set<string>();
   for (const m of messages)

@@ -1,5 +1,5 @@
 /**
- * Fork (CONTRACT §6, §7.30) as projections of a parent's log: the workspace as of any seq,
+ * Fork (docs/API.md §6, §7.30) as projections of a parent's log: the workspace as of any seq,
  * replayed from the file tools' calls and their `ok` outcomes, and the prefix a fork's model
  * context starts from. Pure: blob bytes are resolved by the caller.
  */

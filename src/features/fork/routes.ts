@@ -8,11 +8,11 @@ import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "../../http/t
 import type { Session } from "../../projections";
 import type { ForkSource } from "./commands";
 
-/** CONTRACT §7.30: only `throughSeq`; its range (1..highWater) is the parent's to check. */
+/** docs/API.md §7.30: only `throughSeq`; its range (1..highWater) is the parent's to check. */
 export const ForkBody = z.strictObject({ throughSeq: z.number().int() });
 
 /**
- * Fork (CONTRACT §6): the parent reads its state as of `throughSeq`, then a new session is
+ * Fork (docs/API.md §6): the parent reads its state as of `throughSeq`, then a new session is
  * registered and written from it, like any creation (`createRegistered`), in the parent's
  * jurisdiction.
  */
@@ -21,7 +21,7 @@ export function forkRoutes(app: EdgeApp): void {
     POST: async (c) => {
       const body = parseInput(ForkBody, await readJson(c, undefined));
       const source = unwrap(await c.get("session").forkSource(callerOf(c), body.throughSeq)) as ForkSource;
-      // A fork stays in its parent's jurisdiction (CONTRACT §2): the body cannot ask for another.
+      // A fork stays in its parent's jurisdiction (docs/API.md §2): the body cannot ask for another.
       const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as Jurisdiction | undefined);
       const hint =
         source.options.locationHint && !source.options.jurisdiction ? source.options.locationHint : undefined;

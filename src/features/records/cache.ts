@@ -33,7 +33,7 @@ export function rebuildRecordCache(sql: SqlLike, read: (after: number, limit: nu
   }
 }
 
-/** The topic's head: revision 0 with no entries when it was never written (CONTRACT §7.33). */
+/** The topic's head: revision 0 with no entries when it was never written (docs/API.md §7.33). */
 export function topicState(sql: SqlLike, topic: string): TopicState {
   const rev = rows<{ revision: number; covers_entry: number }>(sql)`
     SELECT revision, covers_entry FROM record_revisions WHERE topic = ${topic} ORDER BY revision DESC LIMIT 1`[0];

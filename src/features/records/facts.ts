@@ -1,5 +1,5 @@
 /**
- * Work records (CONTRACT §6, §7.33) as facts of the log: a topic's summary has immutable numbered
+ * Work records (docs/API.md §6, §7.33) as facts of the log: a topic's summary has immutable numbered
  * revisions and its entries are append-only. Each is one `stateDelta` (`recordRevision` or
  * `recordEntry`) on an event; the decisions here are pure and take the topic's current state.
  */
@@ -53,7 +53,7 @@ export function decideRevision(
   return { ok: true, fact: { topic, revision: state.revision + 1, content: input.content, coversEntry } };
 }
 
-/** A new entry, or why not: refs are event seqs of this session, at most `highWater` (CONTRACT §7.33). */
+/** A new entry, or why not: refs are event seqs of this session, at most `highWater` (docs/API.md §7.33). */
 export function decideEntry(
   topic: string,
   state: TopicState,

@@ -22,7 +22,7 @@ export const PostRecordEntry = z.strictObject({
   refs: z.array(z.number().int().min(1).max(Number.MAX_SAFE_INTEGER)).max(MAX_REFS).optional(),
 });
 
-/** A malformed topic is an unknown sub-resource: 404, decided before the body (CONTRACT §7.1). */
+/** A malformed topic is an unknown sub-resource: 404, decided before the body (docs/API.md §7.1). */
 function topicOf(c: EdgeContext): string {
   const topic = c.req.param("topic") ?? "";
   if (!TOPIC.test(topic)) throw new ApiError("not_found", "unknown topic");
@@ -35,7 +35,7 @@ const RecordQuery = z.strictObject({
   limit: queryInt(1, 200).optional(),
 });
 
-/** Work records (CONTRACT §6, §7.33): topics, their revisions and entries. */
+/** Work records (docs/API.md §6, §7.33): topics, their revisions and entries. */
 export function recordRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/records", {
     GET: async (c) => c.json(unwrap(await c.get("session").records(callerOf(c)))),
@@ -59,7 +59,7 @@ export function recordRoutes(app: EdgeApp): void {
       const topic = topicOf(c);
       const raw = await readJson(c, undefined);
       const text = (raw as { text?: unknown } | null | undefined)?.text;
-      // As for a message: a text over the limit is 413, decided before the schema (CONTRACT §2).
+      // As for a message: a text over the limit is 413, decided before the schema (docs/API.md §2).
       if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
         throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
       const body = parseInput(PostRecordEntry, raw);

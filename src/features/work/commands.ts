@@ -1,6 +1,6 @@
 /**
  * The schedule's driver: trigger commands and firings, each an event in the log first
- * (CONTRACT §6, §7.32). Decisions are `planFirings`'s; this file reads the cached tables,
+ * (docs/API.md §6, §7.32). Decisions are `planFirings`'s; this file reads the cached tables,
  * commits drafts and says whether the loop has work.
  */
 import type { EventDraft } from "../../log";
@@ -112,7 +112,7 @@ export function queuedRunReady(rt: RuntimeCtx, sql: SqlLike): boolean {
   return rt.summary !== null && rt.summary.openTurn === null && oldestQueuedRun(sql) !== null;
 }
 
-/** CONTRACT §6: a firing queued behind another turn starts once no turn is open. True when it did. */
+/** docs/API.md §6: a firing queued behind another turn starts once no turn is open. True when it did. */
 export function startQueuedRun(rt: RuntimeCtx, sql: SqlLike): boolean {
   const s = rt.summary;
   if (!s || s.openTurn) return false;

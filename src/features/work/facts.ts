@@ -1,5 +1,5 @@
 /**
- * Runs and triggers as projections of the log (CONTRACT §6, §7.12, §7.32): every turn is a run;
+ * Runs and triggers as projections of the log (docs/API.md §6, §7.12, §7.32): every turn is a run;
  * a trigger's firing is a hidden `stateDelta.triggerFired`; consecutive skips of one trigger
  * share one `skipped` run with a `count`. Pure reducers: the rows they return are cached in
  * SQLite beside the log and can be rebuilt by folding the log again.
@@ -125,13 +125,13 @@ export function reduceTrigger(
   if (!fired) return null;
   const t = find(fired.name);
   if (!t) return null;
-  // CONTRACT §7.32: an `at` trigger is removed once it fires; others move past the firing's
+  // docs/API.md §7.32: an `at` trigger is removed once it fires; others move past the firing's
   // time, so firings missed while the object was down collapse into this one.
   if ("at" in t.schedule) return { kind: "remove", name: t.name };
   return { kind: "put", row: { ...t, nextAt: next(t.schedule, Date.parse(e.at), t.anchor) } };
 }
 
-/** The public `Run` (CONTRACT §6). */
+/** The public `Run` (docs/API.md §6). */
 export function toRun(r: RunRow): Run {
   return {
     runId: r.runId,
@@ -144,7 +144,7 @@ export function toRun(r: RunRow): Run {
   };
 }
 
-/** The public `Trigger` (CONTRACT §6). */
+/** The public `Trigger` (docs/API.md §6). */
 export function toTrigger(t: TriggerRow): Trigger {
   return {
     name: t.name,

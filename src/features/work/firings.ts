@@ -1,5 +1,5 @@
 /**
- * The schedule's planner (DESIGN §2, decide then do): from the triggers that are due, the runs
+ * The schedule's planner (docs/design.md §2, decide then do): from the triggers that are due, the runs
  * they left unfinished and whether a turn is open, what each firing does. Pure; the driver
  * (`triggers.ts`) commits the drafts it returns.
  */
@@ -12,7 +12,7 @@ export type FiringView = {
   openTurnId: string | null;
   /** The trigger's newest run (its unfinished one, or its last skip), if any. */
   lastRunOf: (name: string) => RunRow | null;
-  /** Whether the trigger has a run that is running or queued (CONTRACT §7.32). */
+  /** Whether the trigger has a run that is running or queued (docs/API.md §7.32). */
   unfinished: (name: string) => boolean;
   newId: () => string;
 };

@@ -34,7 +34,7 @@ export const TriggerSchedule = z.union([
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       }),
   }),
-  // ISO-8601 in UTC (`Z`), as CONTRACT §7.32 says; offsets are refused.
+  // ISO-8601 in UTC (`Z`), as docs/API.md §7.32 says; offsets are refused.
   z.strictObject({ at: z.iso.datetime({ offset: false }) }),
 ]);
 
@@ -51,7 +51,7 @@ export const RunsQuery = z.strictObject({
 });
 const DEFAULT_PAGE = 100;
 
-/** 413 for a text is decided from the raw value, before the schema (CONTRACT §2). */
+/** 413 for a text is decided from the raw value, before the schema (docs/API.md §2). */
 function checkText(raw: unknown) {
   const text = (raw as { text?: unknown } | null | undefined)?.text;
   if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
@@ -71,7 +71,7 @@ async function removeTrigger(c: EdgeContext, name: string): Promise<Response> {
   return c.body(null, 204);
 }
 
-/** Work beyond one turn (CONTRACT §6): the inbox, triggers and the runs they start. */
+/** Work beyond one turn (docs/API.md §6): the inbox, triggers and the runs they start. */
 export function workRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/inbox", {
     POST: async (c) => {

@@ -1,5 +1,5 @@
 /**
- * Trigger schedules (CONTRACT §6, §7.32), as pure functions of the clock they are given: when a
+ * Trigger schedules (docs/API.md §6, §7.32), as pure functions of the clock they are given: when a
  * schedule is next due (the object's one alarm takes it among the others, `alarm.ts`).
  */
 import { Cron } from "croner";

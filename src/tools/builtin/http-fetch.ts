@@ -4,7 +4,7 @@ import { secretAllowedFor, secretRefsIn, substituteSecrets } from "../secrets";
 import type { ToolContext, ToolDefinition, ToolResult } from "../types";
 import { toolError, utf8BoundaryBefore } from "./text";
 
-/** CONTRACT §5: response bodies are capped at 10 MiB; calls time out after 60 s. */
+/** docs/API.md §5: response bodies are capped at 10 MiB; calls time out after 60 s. */
 export const HTTP_MAX_BODY_BYTES = 10 * 1024 * 1024;
 export const HTTP_TIMEOUT_MS = 60_000;
 export const HTTP_MAX_REDIRECTS = 5;
@@ -206,7 +206,7 @@ async function readAnswer(response: Response, url: URL, maxBodyBytes: number, si
 /**
  * Reads at most `cap` bytes of the body as text, cut back to a UTF-8 boundary when it had to stop
  * early. The bytes go into one buffer as they arrive, sized from Content-Length when the server
- * sends it (else grown by doubling), and are decoded once (DESIGN §6: a 10 MiB answer is never
+ * sends it (else grown by doubling), and are decoded once (docs/design.md §6: a 10 MiB answer is never
  * held as its network chunks, a joined copy and its text at once).
  */
 async function readCappedText(response: Response, cap: number, signal: AbortSignal) {

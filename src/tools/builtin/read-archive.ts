@@ -3,7 +3,7 @@ import { canonical, sha256Hex } from "../../log";
 import type { ToolDefinition } from "../types";
 import { cutUtf8, splitLines, toolError, utf8BoundaryAfter, utf8BoundaryBefore, utf8ByteLength } from "./text";
 
-/** `read` pages (CONTRACT §5): 4096 bytes by default, at most 16384. */
+/** `read` pages (docs/API.md §5): 4096 bytes by default, at most 16384. */
 export const ARCHIVE_READ_DEFAULT = 4096;
 export const ARCHIVE_READ_MAX = 16384;
 /** `query` answers stay under the read page size, so a query never needs offloading itself. */
@@ -61,7 +61,7 @@ export const readArchiveTool: ToolDefinition<ReadArchiveArgs> = {
     const corrupt = () => toolError("corrupt", `archived result ${args.ref} failed its size/digest check`);
 
     if (args.mode === "read") {
-      // DESIGN §6: the digest was checked once, at `put`; a page checks the stored size (in SQLite)
+      // docs/design.md §6: the digest was checked once, at `put`; a page checks the stored size (in SQLite)
       // and reads only its own bytes, so paging a 10 MiB archive never hashes it again.
       if (!ctx.blobs.verifiedOnce(meta)) return corrupt();
       // A few bytes beyond the page let the cut see whole characters at both ends.

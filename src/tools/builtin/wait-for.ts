@@ -7,7 +7,7 @@ const WaitForInput = z.strictObject({
 });
 
 /**
- * CONTRACT §6: pauses the run until a human resumes it with the wait's `waitId`; the answer is
+ * docs/API.md §6: pauses the run until a human resumes it with the wait's `waitId`; the answer is
  * `{ text }`, the resume text (§7.33). The runtime carries it out (the dispatch starts the wait,
  * the resume appends the response), so `run` is never called for it.
  */

@@ -35,7 +35,7 @@ export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-/** CONTRACT §3 `canonical`: JSON with every object's keys sorted, no whitespace (written here, not imported). */
+/** docs/API.md §3 `canonical`: JSON with every object's keys sorted, no whitespace (written here, not imported). */
 export function canonical(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonical(v))).join(",")}]`;

@@ -1,5 +1,5 @@
 /**
- * Tiny typed helpers over fetch (and `ws`) for the contract's routes (CONTRACT §2, §4).
+ * Tiny typed helpers over fetch (and `ws`) for the contract's routes (docs/API.md §2, §4).
  * The types here are written from the contract, not imported from src/, so that an e2e
  * test fails when the implementation drifts from what users were promised.
  */
@@ -57,7 +57,7 @@ export type Event = {
       checkpointId: string | null;
       estimatedTokens: number;
       requestDigest: string;
-      /** A compaction's own call (CONTRACT §7.29). */
+      /** A compaction's own call (docs/API.md §7.29). */
       purpose?: "compaction";
     };
     turnClose?: { reason: "completed" | "stopped" | "failed" };
@@ -221,7 +221,7 @@ export function createApi(baseUrl: string, token: string) {
       );
     },
 
-    /** Open the session's WebSocket with the Authorization header (CONTRACT §4). */
+    /** Open the session's WebSocket with the Authorization header (docs/API.md §4). */
     connectWs(id: string, opts: { after?: number; headers?: Record<string, string> } = {}) {
       const wsBase = base.replace(/^http/, "ws");
       const q = opts.after === undefined ? "" : `?after=${opts.after}`;
@@ -374,7 +374,7 @@ const verifyModule = (await import(new URL("./verify-export.mjs", import.meta.ur
   verifyExport(text: string): ExportVerification;
 };
 
-/** Check an NDJSON export against CONTRACT §3 without any code from src/. */
+/** Check an NDJSON export against docs/API.md §3 without any code from src/. */
 export function verifyExportIndependently(ndjson: string): ExportVerification {
   return verifyModule.verifyExport(ndjson);
 }

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Independent check of a session export against CONTRACT.md §3: contiguous seq,
+// Independent check of a session export against docs/API.md §3: contiguous seq,
 // hash chain, one sessionId, and call / dispatch / response pairing.
 //   node verify-export.mjs export.ndjson
 //   node verify-export.mjs http://127.0.0.1:8787/v1/sessions/<id>/export TOKEN
 // Exit 0 when the export verifies; every problem is printed.
 //
 // Origin: a copy of the project's shared tools/verify-export.mjs (written alongside
-// CONTRACT.md), kept here so the repository is self-contained. The checking logic is
+// the contract that docs/API.md now states), kept here so the repository is self-contained. The checking logic is
 // unchanged (only reformatted to the project's Biome style); it is wrapped in
 // `verifyExport(text)` so tests can import it, and the CLI above still works when this
 // file is run directly. It deliberately imports nothing from src/: it must keep

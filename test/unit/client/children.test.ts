@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HighwaterClient } from "../../../src/client";
 
-/** CONTRACT §2, §6: children are listed for the parent's principal with their parentId. */
+/** docs/API.md §2, §6: children are listed for the parent's principal with their parentId. */
 describe("client.listChildren", () => {
   it("pages through the whole listing and keeps only the parent's children", async () => {
     const urls: string[] = [];

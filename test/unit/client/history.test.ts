@@ -1,5 +1,5 @@
 /**
- * The client catches up in full pages (CONTRACT §7.21–7.22): aligned to the page size so that
+ * The client catches up in full pages (docs/API.md §7.21–7.22): aligned to the page size so that
  * every reader asks for the same cacheable pages, caught up only after a short page, and the
  * socket then starts where the pages stopped.
  */

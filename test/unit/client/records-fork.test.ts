@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HighwaterClient } from "../../../src/client";
 
 describe("the client's record and fork methods", () => {
-  it("call the routes of CONTRACT §6 with their bodies, and surface a 409 as an error", async () => {
+  it("call the routes of docs/API.md §6 with their bodies, and surface a 409 as an error", async () => {
     const seen: { method: string; url: string; body: unknown }[] = [];
     const client = new HighwaterClient({
       baseUrl: "http://hw.test",

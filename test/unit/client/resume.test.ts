@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { HighwaterClient, HighwaterError } from "../../../src/client";
 
-/** CONTRACT §6: the client's resume call, its path, body and the 409 it can meet. */
+/** docs/API.md §6: the client's resume call, its path, body and the 409 it can meet. */
 describe("client.resume", () => {
   it("posts { waitId, text? } to /runs/:runId/resume and answers { seq }; a 409 is a HighwaterError", async () => {
     const seen: { url: string; method?: string; body: unknown }[] = [];

@@ -19,7 +19,7 @@ function brokenBody(): ReadableStream<Uint8Array> {
 }
 
 describe("the edge with no Worker around it", () => {
-  it("an unreadable body is 400 bad_request, not 500 (CONTRACT §7.1)", async () => {
+  it("an unreadable body is 400 bad_request, not 500 (docs/API.md §7.1)", async () => {
     const app = createApp();
     const res = await app.request(
       "/v1/sessions",
@@ -36,7 +36,7 @@ describe("the edge with no Worker around it", () => {
   });
 });
 
-describe("check order of CONTRACT §7.1 (503, 401, 403, 429, 413, 404 route, 405)", () => {
+describe("check order of docs/API.md §7.1 (503, 401, 403, 429, 413, 404 route, 405)", () => {
   const big = "x".repeat(1_100_000);
   const limited = (allow: boolean) =>
     ({
@@ -181,7 +181,7 @@ describe("createRegistered: a session is never unreachable", () => {
   });
 });
 
-describe("drainBody (CONTRACT §7.2)", () => {
+describe("drainBody (docs/API.md §7.2)", () => {
   /** A body of `total` bytes in 64 KiB chunks that counts what was pulled and whether it was cancelled. */
   function countedBody(total: number) {
     const seen = { pulled: 0, cancelled: false };

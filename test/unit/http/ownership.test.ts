@@ -1,5 +1,5 @@
 /**
- * The edge's side of CONTRACT §7.25–7.26 with fake bindings: a session request makes exactly one
+ * The edge's side of docs/API.md §7.25–7.26 with fake bindings: a session request makes exactly one
  * call, to the session object, naming its caller; no per-principal object is on its path, with
  * or without `RATE_LIMIT_PER_MINUTE`. Only creating and listing use the directory.
  */

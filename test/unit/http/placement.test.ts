@@ -1,5 +1,5 @@
 /**
- * How the edge places a new session (CONTRACT §2, §7.24) with fake bindings, which is what
+ * How the edge places a new session (docs/API.md §2, §7.24) with fake bindings, which is what
  * production does and local workerd cannot: a jurisdiction's subnamespace mints the id, and a
  * location hint is passed only without a jurisdiction.
  */

@@ -24,7 +24,7 @@ function chain(events: Event[]): Event[] {
   });
 }
 
-/** Stored rows: the body is the canonical text exactly as hashed (CONTRACT §3). */
+/** Stored rows: the body is the canonical text exactly as hashed (docs/API.md §3). */
 function rowsOf(events: Event[]): Row[] {
   return events.map(({ digest, ...rest }) => ({ seq: rest.seq, body: canonical(rest), digest }));
 }
@@ -48,7 +48,7 @@ function goodEvents(): Event[] {
   return chain(ev.events);
 }
 
-describe("hash chain (CONTRACT §3)", () => {
+describe("hash chain (docs/API.md §3)", () => {
   it("genesis is 64 zeros", () => {
     expect(GENESIS_DIGEST).toBe("0".repeat(64));
   });

@@ -17,7 +17,7 @@ function rowsOf(n: number) {
   });
 }
 
-describe("verifyInChunks (CONTRACT §7.20)", () => {
+describe("verifyInChunks (docs/API.md §7.20)", () => {
   it("checks at most `chunk` rows between yields, stops at the highWater it was given, and agrees with one pass", async () => {
     const rows = rowsOf(12_345);
     const reads: number[] = [];

@@ -25,7 +25,7 @@ describe("resolveDefaultModel", () => {
       { MODEL_PROVIDER: "anthropic", MODEL_API_KEY: "sk-ant-1" },
       { provider: "anthropic", name: "claude-sonnet-4-5", contextWindow: 128_000, maxOutputTokens: 8192 },
     ],
-    // An unconfigured default falls back to demo (CONTRACT §7.23); MODEL_NAME is the other provider's.
+    // An unconfigured default falls back to demo (docs/API.md §7.23); MODEL_NAME is the other provider's.
     [
       { MODEL_PROVIDER: "anthropic", MODEL_NAME: "claude-x" },
       { provider: "demo", name: "demo", contextWindow: 128_000, maxOutputTokens: 8192 },
@@ -67,7 +67,7 @@ describe("resolveDefaultModel", () => {
   );
 });
 
-describe("credentials belong to one provider (CONTRACT §1, §7.23)", () => {
+describe("credentials belong to one provider (docs/API.md §1, §7.23)", () => {
   const configured = (env: ModelEnv) => Object.keys(resolveProviders(env).credentials).sort();
 
   it.each<[ModelEnv, string[]]>([

@@ -1,4 +1,4 @@
-/** CONTRACT §7.6: the runtime mints call ids; the provider's own id is used only on the wire. */
+/** docs/API.md §7.6: the runtime mints call ids; the provider's own id is used only on the wire. */
 import { describe, expect, it } from "vitest";
 import { toAiSdkPrompt } from "../../../src/model/convert";
 import { buildModelMessages } from "../../../src/projections";

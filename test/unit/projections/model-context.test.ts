@@ -136,7 +136,7 @@ describe("buildModelMessages", () => {
     ]);
   });
 
-  // CONTRACT §3 Turns: a message "joins [the turn]: the model reads it at its next call, placed
+  // docs/API.md §3 Turns: a message "joins [the turn]: the model reads it at its next call, placed
   // after the answer and tool results of the step during which it arrived". A message committed
   // while the model is still streaming (after the hidden modelRequest, before the answer) arrived
   // during that step, so it belongs after the answer; before it, the model would read its earlier
@@ -222,7 +222,7 @@ describe("buildModelMessages", () => {
   });
 });
 
-describe("buildModelMessages: prefix stability (DESIGN §6)", () => {
+describe("buildModelMessages: prefix stability (docs/design.md §6)", () => {
   /** Appends one complete step: a user message, or a model answer with all its calls answered. */
   function step(ev: LogBuilder, r: ReturnType<typeof prng>, n: number) {
     if (r.next() < 0.3) {

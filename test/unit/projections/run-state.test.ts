@@ -31,7 +31,7 @@ function oneCall(ev: LogBuilder, name: string, args: unknown = { path: "a.txt" }
   ev.modelCall("c1", name, args);
 }
 
-describe("buildRecoveryPlan: one row per state found in the log (DESIGN §5)", () => {
+describe("buildRecoveryPlan: one row per state found in the log (docs/design.md §5)", () => {
   const rows: { found: string; log: (ev: LogBuilder) => void; plan: Partial<RecoveryPlan> }[] = [
     {
       found: "model request with no answer",
@@ -60,7 +60,7 @@ describe("buildRecoveryPlan: one row per state found in the log (DESIGN §5)", (
       plan: { rerun: ["c1"] },
     },
     {
-      // CONTRACT §7.31: a dispatched spawn is a wait for its child, not a re-run.
+      // docs/API.md §7.31: a dispatched spawn is a wait for its child, not a re-run.
       found: "spawn_session dispatched, no outcome",
       log: (ev) => {
         oneCall(ev, "spawn_session", { goal: "g" });

@@ -174,7 +174,7 @@ describe("reduceSummary", () => {
     expect(s.lastUsage).toEqual({ requestSeq: 7, throughSeq: 6, inputTokens: 150 });
   });
 
-  it("a checkpoint's compaction usage counts in usage, not in lastUsage (CONTRACT §7.29)", () => {
+  it("a checkpoint's compaction usage counts in usage, not in lastUsage (docs/API.md §7.29)", () => {
     const s = summaryOf((ev) => {
       ev.user("hi");
       ev.modelRequest(2);
@@ -237,7 +237,7 @@ describe("reduceSummary", () => {
   });
 });
 
-describe("deriveStatus (CONTRACT §2 Status)", () => {
+describe("deriveStatus (docs/API.md §2 Status)", () => {
   const owns = () => true;
   const ownsNothing = () => false;
   const rows: { when: string; status: string; log: (ev: LogBuilder) => void; ownsRun: (runId: string) => boolean }[] = [

@@ -246,7 +246,7 @@ describe("buildTranscript: items", () => {
   });
 });
 
-describe("pageTranscript (CONTRACT §7.20)", () => {
+describe("pageTranscript (docs/API.md §7.20)", () => {
   /** Pages a log the way the object does: the events after the cursor, `later` from the whole log. */
   function pages(events: Event[], limit: number, window: number) {
     const out: TranscriptItem[][] = [];
@@ -301,7 +301,7 @@ describe("pageTranscript (CONTRACT §7.20)", () => {
     });
 });
 
-describe("the recovery notice: one notice, one account (CONTRACT §7.11)", () => {
+describe("the recovery notice: one notice, one account (docs/API.md §7.11)", () => {
   it("after a kill mid-call the transcript line and the banner say the same three lists", () => {
     const ev = newLog();
     ev.created();

@@ -12,7 +12,7 @@ import { type LogBuilder, newLog } from "../support/fixtures";
 const needsApproval = (call: CallState) => call.name === "delete_file";
 const BASE = { turnId: "t1", runId: "r1" };
 
-describe("stopDrafts (CONTRACT §3 Stop): one block answering every open call, then turnClose stopped", () => {
+describe("stopDrafts (docs/API.md §3 Stop): one block answering every open call, then turnClose stopped", () => {
   it("rejects a pending approval, rejects an undispatched call, interrupts a dispatched one, skips answered ones", () => {
     const ev = newLog();
     ev.user("go");
@@ -59,7 +59,7 @@ describe("stopDrafts (CONTRACT §3 Stop): one block answering every open call, t
   });
 });
 
-describe("recoveryDrafts (CONTRACT §7.11, §7.12)", () => {
+describe("recoveryDrafts (docs/API.md §7.11, §7.12)", () => {
   const draftsFor = (log: (ev: LogBuilder) => void) => {
     const ev = newLog();
     log(ev);
@@ -144,7 +144,7 @@ describe("recoveryDrafts (CONTRACT §7.11, §7.12)", () => {
   });
 });
 
-describe("answerDrafts (CONTRACT §3, §7.6, §7.9, §7.10)", () => {
+describe("answerDrafts (docs/API.md §3, §7.6, §7.9, §7.10)", () => {
   const ids = { ...BASE, invocationId: "inv9" };
   const usage = { type: "usage" as const, inputTokens: 10, outputTokens: 3 };
 
@@ -243,7 +243,7 @@ describe("answerDrafts (CONTRACT §3, §7.6, §7.9, §7.10)", () => {
   });
 });
 
-describe("attempts (CONTRACT §7.8)", () => {
+describe("attempts (docs/API.md §7.8)", () => {
   it("retry n waits the policy's backoff, Retry-After wins up to 60 s, none after the 4th retry or when not retryable", () => {
     const f = { code: "http_503" as const, message: "", retryable: true };
     expect([1, 2, 3, 4, 5].map((n) => retryAt(f, n, 0, DEFAULT_POLICY))).toEqual([1000, 2000, 4000, 8000, null]);

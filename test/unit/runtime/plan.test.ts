@@ -1,4 +1,4 @@
-/** planNextStep, table-tested with hand-written logs (DESIGN §2 "Decide, then do"). */
+/** planNextStep, table-tested with hand-written logs (docs/design.md §2 "Decide, then do"). */
 import { describe, expect, it } from "vitest";
 import { projectRunState } from "../../../src/projections";
 import { planNextStep, type SliceHead } from "../../../src/runtime/plan";

@@ -1,4 +1,4 @@
-/** Waits and the step budget (CONTRACT §6, §7.27, §7.28): planner rows, the summary fold, recovery. */
+/** Waits and the step budget (docs/API.md §6, §7.27, §7.28): planner rows, the summary fold, recovery. */
 import { describe, expect, it } from "vitest";
 import { buildRecoveryPlan, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
 import type { SliceHead } from "../../../src/runtime/plan";
@@ -179,7 +179,7 @@ function summaryOf(log: (ev: LogBuilder) => void, options: Record<string, unknow
   return s!;
 }
 
-describe("the summary's wait and budget (CONTRACT §7.27, §7.28)", () => {
+describe("the summary's wait and budget (docs/API.md §7.27, §7.28)", () => {
   it("counts one call per invocation: retries and re-issues of it do not count, compactions do not count", () => {
     const s = summaryOf((ev) => {
       ev.user("hi");

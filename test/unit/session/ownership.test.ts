@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ownerHash } from "../../../src/session/ownership";
 import { SlidingMinute } from "../../../src/session/rate";
 
-describe("ownerHash (CONTRACT §7.26)", () => {
+describe("ownerHash (docs/API.md §7.26)", () => {
   it("is sha256_hex of owner:<sessionId>:<principal>, computed independently here", () => {
     const id = "ab".repeat(32);
     const principal = "cd".repeat(32);

@@ -122,7 +122,7 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
         { modelVisibility: "hidden", invocationId },
       );
     },
-    /** A compaction's own request (CONTRACT §7.29), under `id`; the turn's invocation is unchanged. */
+    /** A compaction's own request (docs/API.md §7.29), under `id`; the turn's invocation is unchanged. */
     compactionRequest(id: string, throughSeq?: number) {
       return push(
         "runtime",

@@ -82,7 +82,7 @@ describe("validateApprovalRules", () => {
 });
 
 describe("registry", () => {
-  it("has the CONTRACT §5 tools with their effects", () => {
+  it("has the docs/API.md §5 tools with their effects", () => {
     const effects = Object.fromEntries(
       Object.values(BUILTIN_TOOLS).map((t) => [
         t.name,

@@ -1,5 +1,5 @@
 /**
- * spawn_session in the pure core (CONTRACT §3 recovery, §6, §7.31): the planner's "wait for
+ * spawn_session in the pure core (docs/API.md §3 recovery, §6, §7.31): the planner's "wait for
  * child" row, recovery treating a dispatched spawn as a wait, and the children projection
  * (waiting, the child's outbox, the parent's stops). Hand-written logs, no I/O.
  */
@@ -146,7 +146,7 @@ describe("planNextStep: spawn_session rows", () => {
   });
 });
 
-describe("buildRecoveryPlan: a dispatched spawn is a wait (CONTRACT §3, §7.31)", () => {
+describe("buildRecoveryPlan: a dispatched spawn is a wait (docs/API.md §3, §7.31)", () => {
   it("no rerun, no interrupted, no notice, even when the spawn was in flight", () => {
     const ev = newLog();
     spawnAnswer(ev, "c1", "c2");

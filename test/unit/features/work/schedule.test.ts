@@ -3,7 +3,7 @@ import { cronProblem, nextDue } from "../../../../src/features/work/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 
-describe("nextDue (CONTRACT §6: everySeconds, five-field UTC cron, at)", () => {
+describe("nextDue (docs/API.md §6: everySeconds, five-field UTC cron, at)", () => {
   const anchor = T("2026-12-01T10:00:00.000Z");
   it.each([
     ["before the first period", { everySeconds: 60 }, "2026-12-01T09:59:00.000Z", "2026-12-01T10:01:00.000Z"],
