@@ -108,20 +108,4 @@ export function newIdempotencyKey(): string {
   return `k-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** Where a tool comes from and what a call of it does, for recovery (docs/API.md#tools). */
-export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
-export type ToolInfo = {
-  name: string;
-  source: ToolSource;
-  effect: "read" | "idempotent" | "write" | "by-arguments";
-  description: string;
-  inputSchema: unknown;
-};
-/** `GET /v1/tools`. */
-export type ToolList = { tools: ToolInfo[]; unavailable: string[] };
-/** The hidden `stateDelta.toolset` recorded when the set the model is given changes. */
-export type Toolset = {
-  digest: string;
-  tools: { name: string; source: ToolSource; effect: string; schemaDigest: string }[];
-  unavailable: string[];
-};
+export type { ToolInfo, ToolList, ToolSource, Toolset } from "../contract/tools";

@@ -3,22 +3,13 @@
  * session's `tools` and approval rules against it. The Worker isolate lists the MCP servers
  * itself, cached 5 minutes like a session object.
  */
-import { ApiError } from "../contract";
+import { ApiError, type ToolList } from "../contract";
 import { type AnyTool, staticTools, toolSpecs, validateApprovalRules } from "../tools";
 import { declaredEffect, type McpHub, mcpHubFor } from "../tools/mcp";
 import { resource } from "./routing";
 import type { EdgeApp } from "./types";
 
-export type ToolListing = {
-  tools: {
-    name: string;
-    source: string;
-    effect: string;
-    description: string;
-    inputSchema: Record<string, unknown>;
-  }[];
-  unavailable: string[];
-};
+export type ToolListing = ToolList;
 
 let hub: { key: string; hub: McpHub } | null = null;
 
@@ -45,7 +36,7 @@ export async function listTools(env: Env): Promise<ToolListing> {
       })),
       ...listing.tools.map((t) => ({
         name: t.name,
-        source: `mcp:${t.server}`,
+        source: `mcp:${t.server}` as const,
         effect: t.effect,
         description: t.description,
         inputSchema: t.parameters,

@@ -17,7 +17,7 @@ export function serializeRow(row: { body: string; digest: string }): string {
   return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
 }
 
-function parseRow(row: EventRow): Event {
+export function parseRow(row: EventRow): Event {
   const event = JSON.parse(row.body) as Event;
   event.digest = row.digest;
   return event;
@@ -265,34 +265,6 @@ export class EventStore {
       expected = row.seq + 1;
     }
     return problems;
-  }
-
-  /**
-   * Events after `after` in pages of `pageSize` (default 500), until `enough(page)` says so, the head is reached, or
-   * `maxEvents` events or `maxBytes` of their JSON were read. `atHead` tells whether the read got there.
-   */
-  readBoundedAfter(
-    after: number,
-    bounds: { maxEvents: number; maxBytes: number; pageSize?: number; enough?: (page: Event[]) => boolean },
-  ): { events: Event[]; atHead: boolean } {
-    const highWater = this.head().highWater;
-    const events: Event[] = [];
-    let bytes = 0;
-    let cursor = after;
-    while (cursor < highWater && events.length < bounds.maxEvents && bytes <= bounds.maxBytes) {
-      const rows = this.#rows(
-        "seq > ? ORDER BY seq LIMIT ?",
-        cursor,
-        Math.min(bounds.pageSize ?? 500, bounds.maxEvents - events.length),
-      );
-      if (rows.length === 0) break;
-      const page = rows.map(parseRow);
-      for (const r of rows) bytes += r.body.length;
-      events.push(...page);
-      cursor = rows[rows.length - 1]!.seq;
-      if (bounds.enough?.(page)) break;
-    }
-    return { events, atHead: cursor >= highWater };
   }
 
   /** Stored rows with `after` < seq ≤ `through`, at most `limit`: a chunk of a verification. */

@@ -3,7 +3,7 @@
  * caller and hands its store here. Pure reads: nothing here writes.
  */
 import { ApiError } from "../contract";
-import { type EventStore, verifyInChunks } from "../log";
+import { type EventStore, readBoundedAfter, verifyInChunks } from "../log";
 import { buildTranscript, pageTranscript } from "../projections";
 import { listFilesPage, readFileRow } from "../tools";
 import type { Admitted } from "./admission";
@@ -41,7 +41,7 @@ export function transcriptPage(store: EventStore, after: number, limit: number) 
   checkLimit("limit", limit, 1, 500);
   if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
   let items = 0;
-  const { events, atHead } = store.readBoundedAfter(after, {
+  const { events, atHead } = readBoundedAfter(store, after, {
     maxEvents: TRANSCRIPT_SCAN_EVENTS,
     maxBytes: TRANSCRIPT_SCAN_BYTES,
     // Small reads: an event's body may be up to 512 KiB, so one read holds at most ~16 MiB.

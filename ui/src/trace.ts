@@ -3,30 +3,23 @@
  * turn, `chat` a model call, `execute_tool` a tool call; a span's events (failed attempts,
  * recoveries) become marks. Pure; tested in Node.
  */
+import type { OtlpAttribute, OtlpTrace } from "../../src/contract/trace";
 import type { Mark, Span, SpanKind } from "./fold";
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-type KeyValue = { key: string; value?: AnyValue };
-type OtlpSpan = {
-  spanId?: string;
-  name?: string;
-  startTimeUnixNano?: string | number;
-  endTimeUnixNano?: string | number;
-  attributes?: KeyValue[];
-  events?: { name?: string; timeUnixNano?: string | number; attributes?: KeyValue[] }[];
-  status?: { code?: number; message?: string };
-};
-export type OtlpTrace = { resourceSpans?: { scopeSpans?: { spans?: OtlpSpan[] }[] }[] };
+export type { OtlpTrace } from "../../src/contract/trace";
 
 const KINDS: Record<string, SpanKind> = { invoke_agent: "turn", chat: "model", execute_tool: "tool" };
 
 const ms = (nanos: string | number | undefined) =>
   nanos === undefined ? Number.NaN : Number(BigInt(nanos) / 1_000_000n);
 
-function attr(kv: KeyValue[] | undefined, key: string): string | undefined {
+function attr(kv: OtlpAttribute[] | undefined, key: string): string | undefined {
   const v = kv?.find((a) => a.key === key)?.value;
   if (!v) return undefined;
-  return v.stringValue ?? (v.intValue !== undefined ? String(v.intValue) : v.boolValue?.toString());
+  if ("stringValue" in v) return v.stringValue;
+  if ("intValue" in v) return String(v.intValue);
+  if ("boolValue" in v) return String(v.boolValue);
+  return undefined;
 }
 
 /** The spans and marks of one trace; spans whose kind the timeline has no lane for are left out. */

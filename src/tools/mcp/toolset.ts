@@ -4,19 +4,17 @@
  * kept in the session's blob store, so a request rebuilt after a restart has the same bytes with no
  * server reachable. Pure.
  */
+
+import type { Toolset } from "../../contract/tools";
 import { canonical, sha256Hex, type ToolEffect } from "../../log";
 import { type AnyTool, type ToolSpec, toolSpecs } from "../registry";
 import type { McpListing, McpToolSpec } from "./hub";
 
-export type ToolsetEntry = {
-  name: string;
-  source: string;
-  effect: ToolEffect | "by-arguments";
-  /** sha256 of the canonical `{ description, parameters }` the model sees. */
-  schemaDigest: string;
-};
+export type { ToolsetEntry } from "../../contract/tools";
 
-export type ToolsetRecord = { digest: string; tools: ToolsetEntry[]; unavailable: string[] };
+import type { ToolsetEntry } from "../../contract/tools";
+/** The recorded toolset (docs/API.md#tools). */
+export type ToolsetRecord = Toolset;
 
 /** A static tool's effect as `GET /v1/tools` and the toolset state it. */
 export function declaredEffect(tool: AnyTool): ToolEffect | "by-arguments" {
@@ -50,7 +48,7 @@ export function buildToolset(staticEnabled: AnyTool[], mcp: McpToolSpec[], unava
     })),
     ...mcp.map((t) => ({
       name: t.name,
-      source: `mcp:${t.server}`,
+      source: `mcp:${t.server}` as const,
       effect: t.effect,
       schemaDigest: specDigest(t),
     })),

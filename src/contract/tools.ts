@@ -1,0 +1,28 @@
+/** Tools as they cross the wire (docs/API.md#tools): `GET /v1/tools` and the hidden `stateDelta.toolset`. */
+
+/** Where a tool comes from. */
+export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
+
+/** One tool of `GET /v1/tools`; `by-arguments` is a tool whose effect depends on its arguments (`http_fetch`). */
+export type ToolInfo = {
+  name: string;
+  source: ToolSource;
+  effect: "read" | "idempotent" | "write" | "by-arguments";
+  description: string;
+  inputSchema: Record<string, unknown>;
+};
+
+/** `GET /v1/tools`: what a new session gets now, and the MCP servers that could not be listed. */
+export type ToolList = { tools: ToolInfo[]; unavailable: string[] };
+
+/** One entry of a recorded toolset. */
+export type ToolsetEntry = {
+  name: string;
+  source: ToolSource;
+  effect: ToolInfo["effect"];
+  /** sha256 of the canonical `{ description, parameters }` the model sees. */
+  schemaDigest: string;
+};
+
+/** The hidden `stateDelta.toolset`, recorded when the set the model is given changes. */
+export type Toolset = { digest: string; tools: ToolsetEntry[]; unavailable: string[] };
