@@ -1,56 +1,20 @@
 /** `<hw-context>`: what the next model call sends, against the compaction threshold and the window. */
-import { html, LitElement, nothing } from "lit";
-import type { ContextView, HighwaterClient, Session } from "../../src/client";
-import { errorText, formatBytes, plural, pretty } from "./format";
-import { handleAuth } from "./shell";
+import { html, nothing } from "lit";
+import type { ContextView } from "../../src/client";
+import { formatBytes, plural, pretty } from "./format";
+import { TurnView } from "./turn-view";
 
-class HwContext extends LitElement {
-  static override properties = {
-    client: { attribute: false },
-    sessionId: { attribute: false },
-    session: { attribute: false },
-    turns: { attribute: false },
-    head: { attribute: false },
-    lastSeq: { attribute: false },
-    context: { state: true },
-    error: { state: true },
-  };
-  declare client: HighwaterClient;
-  declare sessionId: string;
-  declare session: Session | null;
-  declare turns: number;
-  declare head: number;
+class HwContext extends TurnView<ContextView> {
+  static override properties = { ...TurnView.properties, lastSeq: { attribute: false } };
   declare lastSeq: number;
-  declare context: ContextView | null;
-  declare error: string;
 
-  constructor() {
-    super();
-    this.context = null;
-    this.error = "";
-  }
-
-  protected override createRenderRoot() {
-    return this;
-  }
-
-  override willUpdate(changed: Map<string, unknown>) {
-    // Read again when a turn ends.
-    if (changed.has("turns") || changed.has("sessionId")) void this.#load();
-  }
-
-  async #load() {
-    try {
-      this.context = await this.client.context(this.sessionId);
-      this.error = "";
-    } catch (err) {
-      if (!handleAuth(this, err)) this.error = errorText(err);
-    }
+  protected override read() {
+    return this.client.context(this.sessionId);
   }
 
   override render() {
     if (this.error) return html`<p class="error" role="alert">${this.error}</p>`;
-    const c = this.context;
+    const c = this.data;
     if (!c) return html`<p class="muted">Loading the context…</p>`;
     const pct = (n: number) => `${((100 * n) / c.contextWindow).toFixed(1)}%`;
     const text = JSON.stringify(c.messages);

@@ -1,49 +1,12 @@
 /** `<hw-runs>`: the session's triggers and runs (each turn a run, scheduled ones with their trigger). */
-import { html, LitElement, nothing } from "lit";
-import type { HighwaterClient, Run, Session, Trigger } from "../../src/client";
-import { errorText } from "./format";
-import { handleAuth } from "./shell";
+import { html, nothing } from "lit";
+import type { Run, Trigger } from "../../src/client";
+import { TurnView } from "./turn-view";
 
-class HwRuns extends LitElement {
-  static override properties = {
-    client: { attribute: false },
-    sessionId: { attribute: false },
-    session: { attribute: false },
-    turns: { attribute: false },
-    head: { attribute: false },
-    data: { state: true },
-    error: { state: true },
-  };
-  declare client: HighwaterClient;
-  declare sessionId: string;
-  declare session: Session | null;
-  declare turns: number;
-  declare head: number;
-  declare data: { runs: Run[]; triggers: Trigger[] } | null;
-  declare error: string;
-
-  constructor() {
-    super();
-    this.data = null;
-    this.error = "";
-  }
-
-  protected override createRenderRoot() {
-    return this;
-  }
-
-  override willUpdate(changed: Map<string, unknown>) {
-    if (changed.has("turns") || changed.has("sessionId")) void this.#load();
-  }
-
-  async #load() {
-    try {
-      const [r, t] = await Promise.all([this.client.runs(this.sessionId), this.client.triggers(this.sessionId)]);
-      this.data = { runs: r.runs, triggers: t.triggers };
-      this.error = "";
-    } catch (err) {
-      if (!handleAuth(this, err)) this.error = errorText(err);
-    }
+class HwRuns extends TurnView<{ runs: Run[]; triggers: Trigger[] }> {
+  protected override async read() {
+    const [r, t] = await Promise.all([this.client.runs(this.sessionId), this.client.triggers(this.sessionId)]);
+    return { runs: r.runs, triggers: t.triggers };
   }
 
   override render() {
