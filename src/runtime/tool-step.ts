@@ -31,8 +31,9 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   // A re-run sends the key recorded at dispatch (an older log may hold another format).
   const idempotencyKey = callIdempotencyKey(call, rt.deps.sessionId);
-  if (!tool && rt.unavailableServerOf(call.name)) {
-    rt.commit(unavailableCallDrafts(call, base, idempotencyKey, rt.unavailableServerOf(call.name)!));
+  const unavailableServer = tool ? null : rt.unavailableServerOf(call.name);
+  if (unavailableServer) {
+    rt.commit(unavailableCallDrafts(call, base, idempotencyKey, unavailableServer));
     return true;
   }
   if (!tool || !parsed?.ok) {
@@ -98,7 +99,7 @@ function toolFetch(rt: RuntimeCtx): typeof fetch {
   const config = rt.deps.config;
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const pending = f(input, init);
-    if (config.HW_FAILPOINT?.split(",").includes("F5")) {
+    if (failpointArmed(config, "F5")) {
       // Give the request time to reach the external system, then stop here (crash tests).
       await new Promise((r) => setTimeout(r, 300));
       await failpoint(config, "F5");
