@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -95,12 +95,37 @@ export function makePersistDir(prefix = "hw-e2e-"): string {
 
 /**
  * Passing an explicit (empty) env file makes wrangler skip the repository's `.dev.vars`,
- * so a developer's local token or model settings never leak into a test. One shared file:
- * every writer writes the same empty content.
+ * so a developer's local token or model settings never leak into a test. One shared file,
+ * created once (see `writeOnce`).
  */
 function harnessEnvFile(): string {
-  const file = join(tmpdir(), "highwater-e2e-empty.env");
-  writeFileSync(file, "");
+  return writeOnce("highwater-e2e-env", ".env", "");
+}
+
+/**
+ * A file with exactly `text`, at a path named by the text's hash, created once and never
+ * written again. Every running `wrangler dev` watches its config file, and any write to it, even
+ * of the same bytes, reloads that wrangler's workerd: a case starting beside a crash test that
+ * sits at a failpoint would restart its object (and recover the call) before the kill.
+ */
+export function writeOnce(prefix: string, name: string, text: string): string {
+  const hash = createHash("sha256").update(text).digest("hex").slice(0, 16);
+  const dir = join(tmpdir(), `${prefix}-${hash}`);
+  const file = join(dir, name);
+  mkdirSync(dir, { recursive: true });
+  try {
+    if (readFileSync(file, "utf8") === text) return file;
+  } catch {}
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  try {
+    // A hard link creates the name only if it is absent: a parallel writer of the same text wins or loses, never rewrites.
+    linkSync(tmp, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
   return file;
 }
 
@@ -114,9 +139,9 @@ function groupAlive(pid: number): boolean {
 }
 
 /**
- * The config e2e tests run: the repository's `wrangler.toml` without `[build]`, written once
- * per process (atomically, so parallel test files can share it) beside a temp directory with
- * absolute paths. Test processes therefore never run the console build and never watch
+ * The config e2e tests run: the repository's `wrangler.toml` without `[build]`, with absolute
+ * paths, created once in a temp directory named by its content (`writeOnce`), so parallel
+ * test files share it and none rewrites it under another's running wrangler. Test processes therefore never run the console build and never watch
  * `ui/src` or `src/client`: wrangler 4.86 re-runs a custom build when its watcher becomes
  * ready (whether or not a file changed) and the new bundle reloads workerd, which re-binds
  * the ports it had before (scripts/repro-port-race.mjs shows both). The console is built once
@@ -131,15 +156,9 @@ export function testConfigPath(): string {
     .replace(/^directory = "([^"]+)"$/m, (_m, p: string) => `directory = ${JSON.stringify(resolve(REPO_ROOT, p))}`);
   if (!text.includes(`main = ${JSON.stringify(resolve(REPO_ROOT, "src/worker.ts"))}`) || /^\[build\]/m.test(text))
     throw new Error("testConfigPath: wrangler.toml no longer has the shape this harness rewrites");
-  // One directory per checkout: several worktrees running e2e at once must not start each
-  // other's code through a shared config file.
-  const checkout = createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 12);
-  const dir = join(tmpdir(), `highwater-e2e-config-${checkout}`);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "wrangler.toml");
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  // Named by its content (absolute paths included), so checkouts never share one and a
+  // second test process never rewrites the file a running wrangler watches.
+  const file = writeOnce("highwater-e2e-config", "wrangler.toml", text);
   testConfig = file;
   return file;
 }

@@ -1,23 +1,14 @@
 /** `wrangler dev` configs for deployments other than the repository's own (the e2e test deployment, the example). */
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, withoutBuild } from "../harness/wrangler";
+import { REPO_ROOT, withoutBuild, writeOnce } from "../harness/wrangler";
 
 /** The repository's `wrangler.toml` (without `[build]`, without assets) with `main` set to `mainFile` (absolute). */
 export function configWithMain(mainFile: string): string {
   const source = withoutBuild(readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8"));
   const text = withoutTable(source, "assets").replace(/^main = "([^"]+)"$/m, `main = ${JSON.stringify(mainFile)}`);
   if (!text.includes(`main = ${JSON.stringify(mainFile)}`)) throw new Error("configWithMain: no main line to rewrite");
-  const hash = createHash("sha256").update(mainFile).digest("hex").slice(0, 12);
-  const dir = join(tmpdir(), `highwater-e2e-main-${hash}`);
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "wrangler.toml");
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
-  return file;
+  return writeOnce("highwater-e2e-main", "wrangler.toml", text);
 }
 
 /** The test deployment with custom tools (test/e2e/custom/worker.ts). */

@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { verifyExportIndependently } from "./api";
 import { type ChatRequest, type FakeOpenAI, isCompactionRequest, scriptedAgent, startFakeOpenAI } from "./fake-openai";
 import { startFakeService } from "./fake-service";
+import { customToolsConfig } from "../custom/config";
 import { makePersistDir, REPO_ROOT, startFailpointSink, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
 
 type Chunk = {
@@ -490,5 +491,24 @@ describe("wrangler dev harness", () => {
     await again.stop();
     expect(again.exited).toBe(true);
     expect(() => process.kill(-again.pid, 0)).toThrow();
+  });
+});
+
+describe("two cases from one config", () => {
+  // A crash case sat at its failpoint while the next case started: the start rewrote the
+  // shared config file, the watching wrangler reloaded workerd, and the object recovered the
+  // call before the kill (the idempotent F5 case saw its request twice).
+  it("starting a second wrangler from a config leaves the first one's workerd running", async () => {
+    const dirs = [makePersistDir(), makePersistDir()];
+    const first = await startWrangler({ persistTo: dirs[0]!, config: customToolsConfig(), vars: { API_TOKENS: "t" } });
+    try {
+      const second = await startWrangler({ persistTo: dirs[1]!, config: customToolsConfig(), vars: { API_TOKENS: "t" } });
+      await second.stop();
+      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+      expect(first.logs()).not.toContain("Reloading local server");
+    } finally {
+      await first.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
   });
 });
