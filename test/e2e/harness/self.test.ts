@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { customToolsConfig } from "../custom/config";
 import { verifyExportIndependently } from "./api";
 import { type ChatRequest, type FakeOpenAI, isCompactionRequest, scriptedAgent, startFakeOpenAI } from "./fake-openai";
 import { startFakeService } from "./fake-service";
-import { customToolsConfig } from "../custom/config";
 import { makePersistDir, REPO_ROOT, startFailpointSink, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
 
 type Chunk = {
@@ -502,7 +502,11 @@ describe("two cases from one config", () => {
     const dirs = [makePersistDir(), makePersistDir()];
     const first = await startWrangler({ persistTo: dirs[0]!, config: customToolsConfig(), vars: { API_TOKENS: "t" } });
     try {
-      const second = await startWrangler({ persistTo: dirs[1]!, config: customToolsConfig(), vars: { API_TOKENS: "t" } });
+      const second = await startWrangler({
+        persistTo: dirs[1]!,
+        config: customToolsConfig(),
+        vars: { API_TOKENS: "t" },
+      });
       await second.stop();
       expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
       expect(first.logs()).not.toContain("Reloading local server");
