@@ -6,6 +6,22 @@
 import { z } from "zod";
 import { ApiError, describeIssues, MessageText } from "../../contract";
 
+/**
+ * `useChat`'s transport sends the whole history with every message, so a long chat's body
+ * outgrows the 1 MiB of other routes while only its last message counts
+ * (docs/API.md#chat-ai-sdk-ui-message-stream). 16 MiB: parsing a body that size measured ~35 MB
+ * of heap (its text plus the parsed history) beside the 16 MB of its bytes, about 40% of a
+ * Worker's 128 MB, so one such request cannot run the isolate out of memory.
+ */
+export const MAX_CHAT_BODY_BYTES = 16 * 1024 * 1024;
+
+export const CHAT_BODY_LIMIT = {
+  maxBytes: MAX_CHAT_BODY_BYTES,
+  message:
+    `body over ${MAX_CHAT_BODY_BYTES} bytes: send only the last message with the transport's ` +
+    "prepareSendMessagesRequest (the session's log is the history)",
+};
+
 /** A user message to post, or the approvals an assistant message answers. */
 export type ChatAction =
   | { kind: "message"; messageId: string; text: string }

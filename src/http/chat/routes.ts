@@ -2,15 +2,21 @@ import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
 import type { ChatTurn } from "../../session/session-object";
+import { z } from "zod";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
+import { parseInput, queryInt } from "../schemas";
 import { callerOf, type EdgeApp, type EdgeContext } from "../types";
 import { assistantMessageId, UIMessagesFold } from "./messages";
 import { ChatParts } from "./parts";
 import { chatSessionId, parseChatRequest } from "./request";
 import { streamTurn } from "./stream";
 
-const EVENTS_PAGE = 1000;
+/** Events a `GET /messages` asks the object for at a time (each up to the 512 KiB inline limit). */
+const EVENTS_PAGE = 100;
+/** `GET /messages?limit=`: how many of the newest UI messages (docs/API.md#chat-ai-sdk-ui-message-stream). */
+const MessagesQuery = z.strictObject({ limit: queryInt(1, 1000).optional() });
+const MESSAGES_DEFAULT = 100;
 
 /** The stub of a chat's session, or 404 (the object then checks the owner). */
 function chatStub(c: EdgeContext, id: string) {
@@ -70,7 +76,9 @@ export function chatRoutes(app: EdgeApp): void {
       }
       const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
       if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
-      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds });
+      // A message that joined the turn after the call was made has its own answer: the client's ends before it.
+      const joined = turn.answerSeq > turn.callSeq;
+      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds, joined });
       return streamTurn(stub, caller.principal, after, fold);
     },
   });
@@ -81,8 +89,9 @@ export function chatRoutes(app: EdgeApp): void {
       const caller = callerOf(c);
       const { session, turn } = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>);
       if (!turn || (session.status !== "running" && session.status !== "recovering")) return c.body(null, 204);
-      const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.startSeq) });
-      return streamTurn(stub, caller.principal, turn.startSeq, fold);
+      // The answer in progress is the one after the turn's last user message, as `GET /messages` has it.
+      const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.answerSeq) });
+      return streamTurn(stub, caller.principal, turn.answerSeq, fold);
     },
   });
 
@@ -90,14 +99,19 @@ export function chatRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const stub = chatStub(c, c.req.param("id") ?? "");
       const caller = callerOf(c);
+      const query = MessagesQuery.safeParse(c.req.query());
+      const limit = (query.success ? query.data.limit : undefined) ?? MESSAGES_DEFAULT;
+      // Found through an index: only the events of the newest `limit` messages are read.
+      let { after } = unwrap(await stub.chatWindow(caller, limit));
+      parseInput(MessagesQuery, c.req.query(), "query");
       const fold = new UIMessagesFold();
-      for (let after = 0; ; ) {
+      for (;;) {
         const page = unwrap((await stub.readEvents(caller, after, EVENTS_PAGE)) as Result<{ events: Event[] }>);
         fold.add(page.events);
         if (page.events.length < EVENTS_PAGE) break;
         after = page.events[page.events.length - 1]!.seq;
       }
-      return c.json(fold.messages);
+      return c.json(fold.messages.slice(-limit));
     },
   });
 }
