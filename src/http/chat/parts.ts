@@ -119,7 +119,12 @@ export class ChatParts {
       else if (c.type === "text") out.push(...this.#committed("text", c.text));
     }
     // Output of a model call this stream did not see start belongs to an earlier answer.
-    if (e.author === "model" && c?.type === "functionCall" && this.#step && e.invocationId === this.#step.invocationId) {
+    if (
+      e.author === "model" &&
+      c?.type === "functionCall" &&
+      this.#step &&
+      e.invocationId === this.#step.invocationId
+    ) {
       this.#knownCalls.add(c.callId);
       this.#step.emitted = true;
       out.push({ type: "tool-input-available", toolCallId: c.callId, toolName: c.name, input: c.args, dynamic: true });

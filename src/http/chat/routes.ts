@@ -1,8 +1,8 @@
+import { z } from "zod";
 import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
 import type { ChatTurn } from "../../session/session-object";
-import { z } from "zod";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
 import { parseInput, queryInt } from "../schemas";
