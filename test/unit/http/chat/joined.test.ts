@@ -3,37 +3,13 @@
  * what the AI SDK's own `Chat` ends up with after a reload (`GET /messages`, then the resume) and
  * while streaming live, from hand-written logs. One assistant message per answer, none twice.
  */
-import { AbstractChat, type ChatState, type ChatTransport, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { describe, expect, it } from "vitest";
 import { assistantMessageId, UIMessagesFold } from "../../../../src/http/chat/messages";
 import { ChatParts, type UIChunk } from "../../../../src/http/chat/parts";
 import type { Event } from "../../../../src/log";
+import { TestChat as Client } from "../../support/ai-chat";
 import { type LogBuilder, newLog } from "../../support/fixtures";
-
-/** The AI SDK's chat with an in-memory state, as `useChat` holds it. */
-class Client extends AbstractChat<UIMessage> {
-  constructor(messages: UIMessage[], transport: ChatTransport<UIMessage>) {
-    const state: ChatState<UIMessage> = {
-      status: "ready",
-      error: undefined,
-      messages: [...messages],
-      pushMessage(m) {
-        this.messages = [...this.messages, m];
-      },
-      popMessage() {
-        this.messages = this.messages.slice(0, -1);
-      },
-      replaceMessage(i, m) {
-        this.messages = this.messages.map((x, j) => (j === i ? m : x));
-      },
-      snapshot: (x) => structuredClone(x),
-    };
-    super({ id: "s1", transport, state });
-  }
-  get all(): UIMessage[] {
-    return JSON.parse(JSON.stringify(this.state.messages)) as UIMessage[];
-  }
-}
 
 const streamOf = (chunks: UIChunk[]) =>
   new ReadableStream<UIMessageChunk>({
