@@ -267,6 +267,34 @@ describe("useChat's transport against highwater", () => {
     expect(chat.all.map((m) => [m.id, m.role, textOf(m)])).toEqual(afterwards.map((m) => [m.id, m.role, textOf(m)]));
   });
 
+  it("a message that joins a turn waiting for an approval has its own answer: the decision's stream ends before it", async () => {
+    const { id } = await api.createSession({ approvals: [{ tool: "write_file" }] });
+    const asked = await read(await send(id, [userMessage("m-wj", "write a.txt")]));
+    const tool = (asked.parts as Part[]).find((p) => p.type === "dynamic-tool")!;
+    expect((await api.raw("POST", `/v1/sessions/${id}/messages`, { text: "and another thing" })).status).toBeLessThan(
+      300,
+    );
+    const answered: UIMessage = {
+      ...asked,
+      parts: (asked.parts as Part[]).map((p) =>
+        p === tool ? { ...p, state: "approval-responded", approval: { id: tool.approval!.id, approved: true } } : p,
+      ) as UIMessage["parts"],
+    };
+    const done = await read(await send(id, [userMessage("m-wj", "write a.txt"), answered]), answered);
+    await api.waitForIdle(id);
+    const messages = (await (await api.raw("GET", `/v1/chat/${id}/messages`)).json()) as UIMessage[];
+    expect(messages.map((m) => [m.role, textOf(m)])).toEqual([
+      ["user", "write a.txt"],
+      ["assistant", ""],
+      ["user", "and another thing"],
+      ["assistant", JOINED_ANSWER],
+    ]);
+    // The page's message is the first answer as GET /messages has it: the call and its outcome, no more.
+    expect(done.id).toBe(messages[1]!.id);
+    expect(done.parts).toEqual(messages[1]!.parts);
+    expect((done.parts as Part[]).find((p) => p.type === "dynamic-tool")).toMatchObject({ state: "output-available" });
+  });
+
   it("bad requests get the contract's errors and append nothing", async () => {
     const { id } = await api.createSession({});
     const before = (await api.getSession(id)).highWater;

@@ -76,8 +76,10 @@ export function chatRoutes(app: EdgeApp): void {
       }
       const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
       if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
-      // A message that joined the turn after the call was made has its own answer: the client's ends before it.
-      const joined = turn.answerSeq > turn.callSeq;
+      // A message that joined the turn after the call was made has its own answer: the client's ends
+      // before it. Read from before the decisions, which the next model call may already follow.
+      const asked = before.turn ?? turn;
+      const joined = asked.answerSeq > asked.callSeq;
       const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds, joined });
       return streamTurn(stub, caller.principal, after, fold);
     },
