@@ -10,7 +10,7 @@ import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "
 import type { Session } from "../projections";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
-import { chatWindowAfter } from "./chat-reads";
+import { type ChatWindow, type ChatWindowQuery, chatWindow } from "./chat-reads";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { pullParentArchive } from "./fork-archive";
@@ -152,9 +152,9 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));
   }
 
-  /** `GET /v1/chat/:id/messages`: the event after which its newest `count` messages lie (docs/API.md#chat-ai-sdk-ui-message-stream). */
-  chatWindow(caller: Caller, count: number): Promise<Result<{ after: number }>> {
-    return this.#rpc(caller, ({ sql }) => ({ after: chatWindowAfter(sql, count) }));
+  /** `GET /v1/chat/:id/messages`: where its messages' events lie (docs/API.md#chat-ai-sdk-ui-message-stream). */
+  chatWindow(caller: Caller, query: Parsed<ChatWindowQuery>): Promise<Result<ChatWindow>> {
+    return this.#rpc(caller, ({ sql }) => chatWindow(sql, (f) => this.ctx.storage.transactionSync(f), query));
   }
   readEvents(caller: Caller, after: number, limit: number) {
     return this.#rpc(caller, (a) => reads.eventsPage(a, after, limit));

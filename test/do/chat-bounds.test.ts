@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { EventDraft } from "../../src/log";
 import { EventStore } from "../../src/log";
-import { chatWindowAfter } from "../../src/session/chat-reads";
+import { chatWindow, chatWindowAfter } from "../../src/session/chat-reads";
 import type { SqlLike } from "../../src/storage";
 import { freshSession, postRaw } from "./bad-input-support";
 import { api, createSession, expectError } from "./helpers";
@@ -59,6 +59,7 @@ function answeredTurns(count: number): EventDraft[] {
     drafts.push(
       {
         author: "user",
+        source: "http",
         modelVisibility: "visible",
         ...turn,
         content: { type: "text", text: `question ${i}` },
@@ -154,9 +155,59 @@ describe("GET /v1/chat/:id/messages is bounded", () => {
 
   it("a bad limit is 400 in the contract's shape, after the 404 of an unknown chat", async () => {
     const s = await freshSession();
-    for (const q of ["limit=0", "limit=1001", "limit=1.5", "limit=-1", "limit=x", "limit=", "before=m-1"])
+    const bad = ["limit=0", "limit=1001", "limit=1.5", "limit=-1", "limit=x", "limit=", "before=", "after=3"];
+    for (const q of [...bad, `before=${"m".repeat(201)}`])
       expectError(await api(`/v1/chat/${s.id}/messages?${q}`), 400, "bad_request");
     expectError(await api(`/v1/chat/${"0".repeat(64)}/messages?limit=0`), 404, "not_found");
+    // A `before` the session never gave is 404, like any unknown reference.
+    for (const id of ["m-1", "a_1", "u_1", "a_99"])
+      expectError(await api(`/v1/chat/${s.id}/messages?before=${id}`), 404, "not_found");
     await s.unchanged();
+  });
+
+  it("before=<message id> pages back: each page the `limit` messages before the id, joining to the newest 2×limit", async () => {
+    const drafts = answeredTurns(40);
+    // Every third message came from elsewhere than the chat: its id is `u_<seq>`.
+    for (const d of drafts.filter((_, i) => i % 12 === 0)) delete d.actions;
+    const { id, stub, userSeq } = await sessionWithLog(drafts);
+    const get = async (q: string) => {
+      const r = await api(`/v1/chat/${id}/messages?${q}`);
+      expect(r.status).toBe(200);
+      return r.body as UIMessage[];
+    };
+    for (const limit of [7, 8]) {
+      const newest = await get(`limit=${limit}`);
+      const older = await get(`limit=${limit}&before=${encodeURIComponent(newest[0]!.id)}`);
+      expect([...older, ...newest]).toEqual(await get(`limit=${2 * limit}`));
+    }
+    // Walking back to the start gives the whole chat, once.
+    const seen: UIMessage[] = [];
+    let page = await get("limit=9");
+    while (page.length > 0) {
+      seen.unshift(...page);
+      page = await get(`limit=9&before=${encodeURIComponent(page[0]!.id)}`);
+    }
+    expect(seen).toEqual(await get("limit=1000"));
+    expect(seen).toHaveLength(80);
+    expect(seen[0]!.id).toBe(`u_${userSeq(1)}`);
+    expect(seen[2]!.id).toBe("m-2");
+    // A page back reads from its own window only, found through the index like the newest.
+    const rows = await runInDurableObject(stub, (_o, state) => {
+      const cursors: { rowsRead: number }[] = [];
+      const counting = {
+        exec(query: string, ...bindings: unknown[]) {
+          const cursor = state.storage.sql.exec(query, ...bindings);
+          cursors.push(cursor);
+          return cursor;
+        },
+      } as unknown as SqlLike;
+      const w = chatWindow(counting, (f) => state.storage.transactionSync(f), {
+        ok: true,
+        value: { limit: 3, before: "m-20" },
+      });
+      return { ...w, rows: cursors.reduce((n, c) => n + c.rowsRead, 0) };
+    });
+    expect(rows).toMatchObject({ after: userSeq(17) - 1, through: userSeq(20) - 1 });
+    expect(rows.rows).toBeLessThanOrEqual(4 * 3 + 8);
   });
 });

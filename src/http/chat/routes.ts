@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
+import { ApiError, describeIssues, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
 import type { ChatTurn } from "../../session/session-object";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
-import { parseInput, queryInt } from "../schemas";
+import { queryInt } from "../schemas";
 import { callerOf, type EdgeApp, type EdgeContext } from "../types";
 import { assistantMessageId, UIMessagesFold } from "./messages";
 import { ChatParts } from "./parts";
@@ -15,7 +15,10 @@ import { streamTurn } from "./stream";
 /** Events a `GET /messages` asks the object for at a time (each up to the 512 KiB inline limit). */
 const EVENTS_PAGE = 100;
 /** `GET /messages?limit=`: how many of the newest UI messages (docs/API.md#chat-ai-sdk-ui-message-stream). */
-const MessagesQuery = z.strictObject({ limit: queryInt(1, 1000).optional() });
+const MessagesQuery = z.strictObject({
+  limit: queryInt(1, 1000).optional(),
+  before: z.string().min(1).max(200).optional(),
+});
 const MESSAGES_DEFAULT = 100;
 
 /** The stub of a chat's session, or 404 (the object then checks the owner). */
@@ -101,16 +104,23 @@ export function chatRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const stub = chatStub(c, c.req.param("id") ?? "");
       const caller = callerOf(c);
-      const query = MessagesQuery.safeParse(c.req.query());
-      const limit = (query.success ? query.data.limit : undefined) ?? MESSAGES_DEFAULT;
-      // Found through an index: only the events of the newest `limit` messages are read.
-      let { after } = unwrap(await stub.chatWindow(caller, limit));
-      parseInput(MessagesQuery, c.req.query(), "query");
+      const q = MessagesQuery.safeParse(c.req.query());
+      const limit = (q.success ? q.data.limit : undefined) ?? MESSAGES_DEFAULT;
+      const before = q.success ? q.data.before : undefined;
+      // The object checks the caller (404) before the query (400).
+      const query = q.success
+        ? { ok: true as const, value: { limit, ...(before !== undefined ? { before } : {}) } }
+        : { ok: false as const, message: `query: ${describeIssues(q.error)}` };
+      // Found through an index: only the events of those messages are read.
+      const window = unwrap(await stub.chatWindow(caller, query));
+      const through = window.through;
+      let after = window.after;
       const fold = new UIMessagesFold();
       for (;;) {
         const page = unwrap((await stub.readEvents(caller, after, EVENTS_PAGE)) as Result<{ events: Event[] }>);
-        fold.add(page.events);
-        if (page.events.length < EVENTS_PAGE) break;
+        const events = through === null ? page.events : page.events.filter((e) => e.seq <= through);
+        fold.add(events);
+        if (page.events.length < EVENTS_PAGE || events.length < page.events.length) break;
         after = page.events[page.events.length - 1]!.seq;
       }
       return c.json(fold.messages.slice(-limit));
