@@ -139,6 +139,9 @@ export class SessionObject extends DurableObject<Env> {
   chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
     return this.#rpc(caller, commands.chatTurn);
   }
+  chatWindow(caller: Caller, query: Parsed<ChatWindowQuery>): Promise<Result<ChatWindow>> {
+    return this.#rpc(caller, ({ sql }) => chatWindow(sql, (f) => this.ctx.storage.transactionSync(f), query));
+  }
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));
   }
@@ -152,10 +155,6 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));
   }
 
-  /** `GET /v1/chat/:id/messages`: where its messages' events lie (docs/API.md#chat-ai-sdk-ui-message-stream). */
-  chatWindow(caller: Caller, query: Parsed<ChatWindowQuery>): Promise<Result<ChatWindow>> {
-    return this.#rpc(caller, ({ sql }) => chatWindow(sql, (f) => this.ctx.storage.transactionSync(f), query));
-  }
   readEvents(caller: Caller, after: number, limit: number) {
     return this.#rpc(caller, (a) => reads.eventsPage(a, after, limit));
   }
