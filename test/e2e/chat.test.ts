@@ -49,7 +49,7 @@ describe("useChat's transport against highwater", () => {
     fake = await startFakeOpenAI(
       scriptedAgent((step, ctx) => {
         if (ctx.lastUserText === "slow") return { text: SLOW_ANSWER, chunkDelayMs: 700 };
-        if (ctx.lastUserText === "and another thing") return { text: JOINED_ANSWER, chunkDelayMs: 700 };
+        if (ctx.lastUserText === "and another thing") return { text: JOINED_ANSWER, chunkDelayMs: 1500 };
         if (ctx.lastUserText === "write a.txt")
           return step === 0
             ? { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "hi" } }] }
