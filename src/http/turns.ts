@@ -1,5 +1,5 @@
 import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
-import type { Parsed } from "../session/session-object";
+import type { Parsed } from "../session/reads";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
 import { Decision, DismissNotice, PostMessage, parseInput } from "./schemas";

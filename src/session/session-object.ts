@@ -22,9 +22,6 @@ import { mintTicket, ownerPrincipal, ticketHolder } from "./tickets";
 import { collectorOf, exportTraces, type TraceExporter } from "./traces";
 import { isWritten, type Opened, openSession } from "./wiring";
 
-export type { ChatTurn } from "./commands";
-export type { Parsed } from "./reads";
-
 /**
  * One agent session: a thin Durable Object that wires storage, the alarm, sockets and RPC to the
  * runtime, the features and the reads. Every RPC method goes through `#rpc`: admitted first, and
@@ -154,7 +151,6 @@ export class SessionObject extends DurableObject<Env> {
   dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));
   }
-
   readEvents(caller: Caller, after: number, limit: number) {
     return this.#rpc(caller, (a) => reads.eventsPage(a, after, limit));
   }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, describeIssues, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
-import type { ChatTurn } from "../../session/session-object";
+import type { ChatTurn } from "../../session/commands";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
 import { queryInt } from "../schemas";
