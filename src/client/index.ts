@@ -201,7 +201,10 @@ export class HighwaterClient {
   }
 
   /** One page of the triggers, by name (docs/API.md#triggers): pass the page's `next` as `after` for the following one. */
-  triggers(id: string, query: { limit?: number; after?: string } = {}): Promise<{ triggers: Trigger[]; next?: string }> {
+  triggers(
+    id: string,
+    query: { limit?: number; after?: string } = {},
+  ): Promise<{ triggers: Trigger[]; next?: string }> {
     return this.#json("GET", `${sessionPath(id)}/triggers${queryString(query)}`);
   }
 
