@@ -1,5 +1,5 @@
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { availableParallelism } from "node:os";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
