@@ -15,6 +15,15 @@ type EventRow = { seq: number; body: string; digest: string };
 /** Writes that join an append's transaction, given its committed events. */
 export type Writes = (events: Event[]) => void;
 
+let lastNow = { ms: Number.NaN, iso: "" };
+
+/** The current time as ISO 8601, formatted once per millisecond (many appends share one). */
+function nowIso(): string {
+  const ms = Date.now();
+  if (ms !== lastNow.ms) lastNow = { ms, iso: new Date(ms).toISOString() };
+  return lastNow.iso;
+}
+
 /** Serves a stored row as the event's JSON text: the canonical body with its digest added. */
 export function serializeRow(row: { body: string; digest: string }): string {
   return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
@@ -103,7 +112,7 @@ export class EventStore {
       ...draft,
       seq: highWater + 1,
       sessionId: this.sessionId,
-      at: draft.at ?? new Date().toISOString(),
+      at: draft.at ?? nowIso(),
     } as Event;
     if (payloadOverLimit(event)) return null;
     const body = canonical(event);
@@ -130,7 +139,7 @@ export class EventStore {
   #appendAll(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
     let { highWater, headDigest } = this.head();
     const out: Event[] = [];
-    const at = new Date().toISOString();
+    const at = nowIso();
     for (const draft of drafts) {
       const seq = highWater + 1;
       let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
