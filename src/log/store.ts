@@ -114,9 +114,9 @@ export class EventStore {
       sessionId: this.sessionId,
       at: draft.at ?? nowIso(),
     } as Event;
-    if (payloadOverLimit(event)) return null;
+    if (payloadOverLimit(event) || modelViewOf(event)) return null;
     const body = canonical(event);
-    if (body.length > INLINE_EVENT_LIMIT || modelViewOf(event)) return null;
+    if (body.length > INLINE_EVENT_LIMIT) return null;
     event.digest = chainDigest(headDigest, body);
     return { event, body };
   }
