@@ -200,16 +200,22 @@ export class HighwaterClient {
     return this.#json("POST", `${sessionPath(id)}/triggers`, trigger);
   }
 
-  triggers(id: string): Promise<{ triggers: Trigger[] }> {
-    return this.#json("GET", `${sessionPath(id)}/triggers`);
+  /** One page of the triggers, by name (docs/API.md#triggers): pass the page's `next` as `after` for the following one. */
+  triggers(id: string, query: { limit?: number; after?: string } = {}): Promise<{ triggers: Trigger[]; next?: string }> {
+    return this.#json("GET", `${sessionPath(id)}/triggers${queryString(query)}`);
   }
 
+  /**
+   * Removes a trigger by any name it was stored under: the name travels in the query, so one
+   * that a path would normalise away (`.`, `..`) is reached too (docs/API.md §7.34).
+   */
   async deleteTrigger(id: string, name: string): Promise<void> {
-    await this.#request("DELETE", `${sessionPath(id)}/triggers/${encodeURIComponent(name)}`);
+    await this.#request("DELETE", `${sessionPath(id)}/triggers${queryString({ name })}`);
   }
 
-  runs(id: string): Promise<{ runs: Run[] }> {
-    return this.#json("GET", `${sessionPath(id)}/runs`);
+  /** One page of the runs, newest first (docs/API.md#runs): pass the page's `next` as `before` for older ones. */
+  runs(id: string, query: { limit?: number; before?: string } = {}): Promise<{ runs: Run[]; next?: string }> {
+    return this.#json("GET", `${sessionPath(id)}/runs${queryString(query)}`);
   }
 
   /** Releases a wait (`wait_for` or a step budget) naming its current `waitId`; 409 if stale. */

@@ -45,4 +45,31 @@ describe("client: inbox, triggers, runs", () => {
     const gone = await errorOf(client.deleteTrigger(s.id, "daily"));
     expect([gone.status, gone.code]).toEqual([404, "not_found"]);
   });
+
+  it("pages triggers by name and runs newest first, each page's next leading to the rest (runs first: a trigger keeps an alarm set, and `settle` drives alarms)", async () => {
+    const s = await createSession({ tools: [] });
+    for (const text of ["one", "two", "three"]) {
+      await client.inbox(s.id, { source: "hook", text });
+      await settledTo(s.id, (x) => !x.openTurn);
+    }
+    const newest = await client.runs(s.id, { limit: 2 });
+    expect(newest.runs).toHaveLength(2);
+    expect(newest.next).toBeTruthy();
+    const older = await client.runs(s.id, { limit: 2, before: newest.next });
+    expect(older.runs).toHaveLength(1);
+    expect(older.next).toBeUndefined();
+    const all = [...newest.runs, ...older.runs];
+    expect(new Set(all.map((r) => r.runId)).size).toBe(3);
+    const started = all.map((r) => r.startedAt);
+    expect(started).toEqual([...started].sort().reverse());
+
+    for (const name of ["c", "a", "b"])
+      await client.createTrigger(s.id, { name, text: "x", schedule: { cron: "0 6 * * *" } });
+    const first = await client.triggers(s.id, { limit: 2 });
+    expect(first.triggers.map((t) => t.name)).toEqual(["a", "b"]);
+    expect(first.next).toBeTruthy();
+    const second = await client.triggers(s.id, { limit: 2, after: first.next });
+    expect(second.triggers.map((t) => t.name)).toEqual(["c"]);
+    expect(second.next).toBeUndefined();
+  });
 });
