@@ -7,6 +7,8 @@
  * sorted in place only when out of order, quoted keys remembered.
  */
 export function canonical(value: unknown): string {
+  // A string with nothing to escape is quoted as it is (JSON.stringify copies it, at ~2 ns a char).
+  if (typeof value === "string") return MUST_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value);
     // JSON.stringify(undefined) is undefined; inside arrays it must read as null, like JSON.stringify does.
@@ -39,6 +41,13 @@ export function canonical(value: unknown): string {
   }
   return `${out}}`;
 }
+
+/**
+ * What JSON.stringify escapes: a quote, a backslash, a control character, a lone surrogate (any
+ * surrogate here: a pair is left to JSON.stringify, which keeps it).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const MUST_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** `JSON.stringify(key) + ":"` for the keys seen most, kept (bounded: keys can come from data). */
 const QUOTED = new Map<string, string>();
