@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { canonical } from "../../../src/log";
 import { prng } from "../support/fixtures";
 
-// The oracle: canonical() from /work/shared/tools/verify-export.mjs, the independent export
-// verifier, copied verbatim. Whatever the runtime hashes, that tool must hash the same way.
+// The oracle: canonical() of the independent export verifier (test/e2e/harness/verify-export.mjs,
+// which imports nothing from src/), copied verbatim. Whatever the runtime hashes, that tool must hash the same way.
 // biome-ignore lint/suspicious/noExplicitAny: copied oracle, untyped on purpose
 const oracle = (v: any): string => {
   if (v === null || typeof v !== "object") return JSON.stringify(v);
