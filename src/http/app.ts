@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
-import { chatRoutes } from "./chat";
+import { CHAT_BODY_LIMIT, chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
@@ -25,7 +25,7 @@ export function createApp() {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
-  app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge());
+  app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT }));
   app.use("/v1/sessions/:id", sessionLookup());
   app.use("/v1/sessions/:id/*", sessionLookup());
 

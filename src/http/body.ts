@@ -80,29 +80,37 @@ async function drainSource(source: Source): Promise<void> {
   await drainReader(source.reader);
 }
 
-const tooLarge = () => new ApiError("payload_too_large", `body over ${MAX_BODY_BYTES} bytes`);
+/** A route whose body may be larger than MAX_BODY_BYTES, and what its 413 says. */
+export type BodyLimit = { maxBytes: number; message: string };
 
-/**
- * `hono/body-limit` at 1 MiB (docs/API.md §2): from Content-Length before anything is read,
- * else while reading. Its `onError` drains before the 413 is answered. GET and HEAD bodies
- * are discarded here and never parsed (§7.2). A body that cannot be read (a broken chunked
- * stream) is marked, so that the route answers 400 after the checks that come first.
- */
-export function bodyLimitEdge(): EdgeMiddleware {
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
+function limiter({ maxBytes, message }: BodyLimit) {
+  return bodyLimit({
+    maxSize: maxBytes,
     onError: async (c) => {
       const source = sources.get(c.req.raw);
       await (source ? drainSource(source) : drainBody(c.req.raw));
-      throw tooLarge();
+      throw new ApiError("payload_too_large", message);
     },
   });
+}
+
+/**
+ * `hono/body-limit` at 1 MiB (docs/API.md §2), or the route's own limit from `larger` (keyed by
+ * exact path): from Content-Length before anything is read, else while reading. Its `onError`
+ * drains before the 413 is answered. GET and HEAD bodies are discarded here and never parsed
+ * (§7.2). A body that cannot be read (a broken chunked stream) is marked, so that the route
+ * answers 400 after the checks that come first.
+ */
+export function bodyLimitEdge(larger: Record<string, BodyLimit> = {}): EdgeMiddleware {
+  const standard = limiter({ maxBytes: MAX_BODY_BYTES, message: `body over ${MAX_BODY_BYTES} bytes` });
+  const own = new Map(Object.entries(larger).map(([path, l]) => [path, limiter(l)]));
   return async function bodyLimitEdge(c, next) {
     if (c.req.method === "GET" || c.req.method === "HEAD") {
       await drainBody(c.req.raw);
       return next();
     }
     c.req.raw = withDrainableBody(c.req.raw);
+    const limit = own.get(c.req.path) ?? standard;
     try {
       // Errors from the routes are answered inside `next`; what reaches here is the limit's own.
       return await limit(c, next);

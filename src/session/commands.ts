@@ -11,14 +11,22 @@ import { type ModelConfig, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import { approvalKnown } from "../runtime";
 import type { Admitted } from "./admission";
+import { lastModelCallSeq, lastUserMessageSeqs } from "./chat-reads";
 import { ownerHash } from "./ownership";
 import type { Parsed } from "./reads";
 import { rememberPrincipal } from "./tickets";
 
 export type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
 
-/** A session and its open turn, if any: where a chat stream starts. */
-export type ChatTurn = { session: Session; turn: { turnId: string; startSeq: number } | null };
+/**
+ * A session and its open turn, if any: where a chat stream starts. `answerSeq` is the turn's last
+ * user message (its first, or one that joined it), whose answer is `a_<answerSeq>`; `callSeq` the
+ * turn's last model call, which belongs to an earlier answer when it started before that message.
+ */
+export type ChatTurn = {
+  session: Session;
+  turn: { turnId: string; startSeq: number; answerSeq: number; callSeq: number } | null;
+};
 
 /** A model whose context window leaves too little room is refused (docs/API.md#sessions). */
 export function checkThreshold(model: Pick<ModelConfig, "contextWindow" | "maxOutputTokens">): void {
@@ -40,9 +48,12 @@ export function patchSession(
 }
 
 /** The open turn a chat stream follows (docs/API.md#chat-ai-sdk-ui-message-stream), with the session. */
-export function chatTurn({ runtime }: Admitted): ChatTurn {
+export function chatTurn({ runtime, sql }: Admitted): ChatTurn {
   const open = runtime.summary?.openTurn;
-  return { session: runtime.session(), turn: open ? { turnId: open.turnId, startSeq: open.startSeq } : null };
+  if (!open) return { session: runtime.session(), turn: null };
+  const answerSeq = Math.max(open.startSeq, lastUserMessageSeqs(sql, 1)[0] ?? 0);
+  const callSeq = lastModelCallSeq(sql);
+  return { session: runtime.session(), turn: { turnId: open.turnId, startSeq: open.startSeq, answerSeq, callSeq } };
 }
 
 /** An approval decision: the request id is looked up first, so an unknown one is 404 before a bad body is 400. */

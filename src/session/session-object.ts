@@ -10,6 +10,7 @@ import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "
 import type { Session } from "../projections";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
+import { type ChatWindow, type ChatWindowQuery, chatWindow } from "./chat-reads";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { pullParentArchive } from "./fork-archive";
@@ -137,6 +138,9 @@ export class SessionObject extends DurableObject<Env> {
   }
   chatTurn(caller: Caller): Promise<Result<ChatTurn>> {
     return this.#rpc(caller, commands.chatTurn);
+  }
+  chatWindow(caller: Caller, query: Parsed<ChatWindowQuery>): Promise<Result<ChatWindow>> {
+    return this.#rpc(caller, ({ sql }) => chatWindow(sql, (f) => this.ctx.storage.transactionSync(f), query));
   }
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));

@@ -5,12 +5,14 @@
 import { rmSync } from "node:fs";
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TestChat } from "../unit/support/ai-chat";
 import { type Api, createApi } from "./harness/api";
 import { type FakeOpenAI, scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
 import { makePersistDir, restartWrangler, startWrangler, type Wrangler } from "./harness/wrangler";
 
 const TOKEN = "e2e-chat-token";
 const SLOW_ANSWER = "This answer arrives slowly, in four pieces, so a client can drop in the middle of it.";
+const JOINED_ANSWER = "The message that joined the turn gets its own answer, also slowly, in pieces.";
 
 type Part = {
   type: string;
@@ -47,6 +49,7 @@ describe("useChat's transport against highwater", () => {
     fake = await startFakeOpenAI(
       scriptedAgent((step, ctx) => {
         if (ctx.lastUserText === "slow") return { text: SLOW_ANSWER, chunkDelayMs: 700 };
+        if (ctx.lastUserText === "and another thing") return { text: JOINED_ANSWER, chunkDelayMs: 1500 };
         if (ctx.lastUserText === "write a.txt")
           return step === 0
             ? { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "hi" } }] }
@@ -210,6 +213,86 @@ describe("useChat's transport against highwater", () => {
     );
     expect(recovery?.data?.reissued).toHaveLength(1);
     expect((await api.getSession(id)).status).toBe("idle");
+  });
+
+  it("a long chat's whole history (over 1 MiB) is answered, and only its last message is appended", async () => {
+    const { id } = await api.createSession({});
+    const filler = "x".repeat(64 * 1024);
+    const earlier: UIMessage[] = Array.from({ length: 40 }, (_, i) => ({
+      id: `old-${i}`,
+      role: i % 2 ? "assistant" : "user",
+      parts: [{ type: "text", text: `${i} ${filler}` }],
+    }));
+    const messages = [...earlier, userMessage("m-long", "still here")];
+    expect(JSON.stringify(messages).length).toBeGreaterThan(2 * 1024 * 1024);
+    const answer = await read(await send(id, messages));
+    expect(textOf(answer)).toBe("You said: still here");
+    const users = (await api.allEvents(id)).filter((e) => e.author === "user" && e.content?.type === "text");
+    expect(users.map((e) => (e.content as { text: string }).text)).toEqual(["still here"]);
+  });
+
+  it("a message that joins a running turn, then a reload: GET /messages and the resume give one message per answer", async () => {
+    const { id } = await api.createSession({});
+    const first = (await send(id, [userMessage("m-j1", "slow")])).getReader();
+    for (;;) {
+      const { value, done } = await first.read();
+      if (done) throw new Error("the stream ended before any text");
+      if (value.type === "text-delta") break;
+    }
+    // Another tab's message joins the turn while its first answer streams.
+    const joined = (await api.raw("POST", `/v1/sessions/${id}/messages`, { text: "and another thing" })).status;
+    expect(joined).toBeLessThan(300);
+    await first.cancel().catch(() => undefined);
+    // The page reloads once the model call that answers the joined message has started.
+    const isJoined = (e: { author: string; content?: { type: string; text?: string } }) =>
+      e.author === "user" && e.content?.type === "text" && e.content.text === "and another thing";
+    const { events } = await api.waitFor(id, (_s, events) => {
+      const at = events.find(isJoined)?.seq;
+      return at !== undefined && events.some((e) => e.seq > at && e.actions?.modelRequest !== undefined);
+    });
+    const joinedSeq = events.find(isJoined)!.seq;
+    const reloaded = (await (await api.raw("GET", `/v1/chat/${id}/messages`)).json()) as UIMessage[];
+    const chat = new TestChat(reloaded, transport, id);
+    await chat.resumeStream();
+    await api.waitForIdle(id);
+    const afterwards = (await (await api.raw("GET", `/v1/chat/${id}/messages`)).json()) as UIMessage[];
+    expect(afterwards.map((m) => [m.role, textOf(m)])).toEqual([
+      ["user", "slow"],
+      ["assistant", SLOW_ANSWER],
+      ["user", "and another thing"],
+      ["assistant", JOINED_ANSWER],
+    ]);
+    expect(afterwards[3]!.id).toBe(`a_${joinedSeq}`);
+    // What the reloaded page holds once the resume ends is what the next reload gives: no second copy.
+    expect(chat.all.map((m) => [m.id, m.role, textOf(m)])).toEqual(afterwards.map((m) => [m.id, m.role, textOf(m)]));
+  });
+
+  it("a message that joins a turn waiting for an approval has its own answer: the decision's stream ends before it", async () => {
+    const { id } = await api.createSession({ approvals: [{ tool: "write_file" }] });
+    const asked = await read(await send(id, [userMessage("m-wj", "write a.txt")]));
+    const tool = (asked.parts as Part[]).find((p) => p.type === "dynamic-tool")!;
+    expect((await api.raw("POST", `/v1/sessions/${id}/messages`, { text: "and another thing" })).status).toBeLessThan(
+      300,
+    );
+    const answered: UIMessage = {
+      ...asked,
+      parts: (asked.parts as Part[]).map((p) =>
+        p === tool ? { ...p, state: "approval-responded", approval: { id: tool.approval!.id, approved: true } } : p,
+      ) as UIMessage["parts"],
+    };
+    const done = await read(await send(id, [userMessage("m-wj", "write a.txt"), answered]), answered);
+    await api.waitForIdle(id);
+    const messages = (await (await api.raw("GET", `/v1/chat/${id}/messages`)).json()) as UIMessage[];
+    expect(messages.map((m) => [m.role, textOf(m)])).toEqual([
+      ["user", "write a.txt"],
+      ["assistant", ""],
+      ["user", "and another thing"],
+      ["assistant", JOINED_ANSWER],
+    ]);
+    // The page's message is the first answer as GET /messages has it: the call and its outcome, no more.
+    expect(done.id).toBe(messages[1]!.id);
+    expect(done.parts).toEqual(messages[1]!.parts);
+    expect((done.parts as Part[]).find((p) => p.type === "dynamic-tool")).toMatchObject({ state: "output-available" });
   });
 
   it("bad requests get the contract's errors and append nothing", async () => {

@@ -4,6 +4,8 @@
  * a user message sent through the chat keeps its own id (`ui:<id>` recorded as its idempotency
  * key), and the assistant answer after the user message at seq S is `a_S`, the `messageId` the
  * stream's `start` carries, so a resumed stream replaces the message instead of adding one.
+ * A message that joins an open turn starts a new answer; a model call already under way when it
+ * arrived finishes in the answer it started in, as that answer's stream shows it.
  */
 import type { Event } from "../../log";
 
@@ -29,6 +31,8 @@ export class UIMessagesFold {
   #assistant: UIMessage | null = null;
   #lastUserSeq = 0;
   readonly #tools = new Map<string, ToolPart>();
+  /** The answer each model call started in: its output goes there. */
+  readonly #calls = new Map<string, UIMessage>();
 
   add(events: Event[]): void {
     for (const e of events) this.#one(e);
@@ -47,11 +51,18 @@ export class UIMessagesFold {
       this.#lastUserSeq = e.seq;
       return;
     }
-    if (a.modelRequest && (a.modelRequest as { purpose?: string }).purpose !== "compaction")
+    if (a.modelRequest && (a.modelRequest as { purpose?: string }).purpose !== "compaction") {
       this.#push({ type: "step-start" });
+      if (e.invocationId) this.#calls.set(e.invocationId, this.#assistant!);
+    }
+    // A model call's output goes to the answer it started in; one that started before the events
+    // folded (a window of the newest messages) belongs to an answer left out.
+    const answer = e.author === "model" ? this.#answerOf(e.invocationId) : undefined;
+    if (answer === null) return;
     if (e.author === "model" && c?.type === "thinking" && c.text)
-      this.#push({ type: "reasoning", id: `reasoning-${e.invocationId}`, text: c.text, state: "done" });
-    if (e.author === "model" && c?.type === "text" && c.text) this.#push({ type: "text", text: c.text, state: "done" });
+      this.#push({ type: "reasoning", id: `reasoning-${e.invocationId}`, text: c.text, state: "done" }, answer);
+    if (e.author === "model" && c?.type === "text" && c.text)
+      this.#push({ type: "text", text: c.text, state: "done" }, answer);
     if (e.author === "model" && c?.type === "functionCall") {
       const part: ToolPart = {
         type: "dynamic-tool",
@@ -61,7 +72,7 @@ export class UIMessagesFold {
         input: c.args,
       };
       this.#tools.set(c.callId, part);
-      this.#push(part);
+      this.#push(part, answer);
     }
     if (a.permissionRequest) {
       const part = this.#tools.get(a.permissionRequest.callId);
@@ -98,7 +109,17 @@ export class UIMessagesFold {
     if (notice) this.#push({ type: "data-highwater-recovery", id: `recovery-${e.seq}`, data: notice });
   }
 
-  #push(part: UIPart): void {
+  /** The answer of a model call: null for one that started before the events folded. */
+  #answerOf(invocationId: string | undefined): UIMessage | null | undefined {
+    if (!invocationId) return undefined;
+    return this.#calls.get(invocationId) ?? null;
+  }
+
+  #push(part: UIPart, answer?: UIMessage): void {
+    if (answer) {
+      answer.parts.push(part);
+      return;
+    }
     if (!this.#assistant) {
       this.#assistant = { id: assistantMessageId(this.#lastUserSeq), role: "assistant", parts: [] };
       this.messages.push(this.#assistant);

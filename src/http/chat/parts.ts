@@ -48,8 +48,10 @@ const ANY_ATTEMPT = 0;
 const FINISH_REASON = { completed: "stop", stopped: "other", failed: "error" } as const;
 
 /**
- * Folds one turn's frames into UI chunks. `turnId` is the turn streamed; `knownCalls` are tool
- * calls the client's message already holds (an approval it answered), whose outcomes it may be sent.
+ * Folds one turn's answer's frames into UI chunks. `turnId` is the turn streamed; `knownCalls` are
+ * tool calls the client's message already holds (an approval it answered), whose outcomes it may
+ * be sent; `joined` says a user message joined the turn after that message's model call, so the
+ * answer ends at the next model call (docs/API.md#chat-ai-sdk-ui-message-stream).
  */
 export class ChatParts {
   readonly #turnId: string;
@@ -60,9 +62,12 @@ export class ChatParts {
   #seen = 0;
   #session: SessionInput | null = null;
   #done = false;
+  /** A later user message joined the turn: its answer is another message, and this one ends before it. */
+  #joined = false;
 
-  constructor(opts: { turnId: string; messageId?: string; knownCalls?: string[] }) {
+  constructor(opts: { turnId: string; messageId?: string; knownCalls?: string[]; joined?: boolean }) {
     this.#turnId = opts.turnId;
+    this.#joined = opts.joined ?? false;
     this.#messageId = opts.messageId;
     this.#knownCalls = new Set(opts.knownCalls ?? []);
   }
@@ -90,8 +95,11 @@ export class ChatParts {
     const a = e.actions ?? {};
     const c = e.content;
     const delta = a.stateDelta ?? {};
+    if (e.author === "user" && c?.type === "text") this.#joined = true;
     if (a.modelRequest && (a.modelRequest as { purpose?: string }).purpose !== "compaction" && e.invocationId) {
       if (this.#step?.invocationId !== e.invocationId) {
+        // The model call that answers a joined message starts the next answer: this one is complete.
+        if (this.#joined) return this.#finish("other");
         out.push(...this.#finishStep(), { type: "start-step" });
         this.#step = newStep(e.invocationId, 1);
       }
@@ -99,7 +107,7 @@ export class ChatParts {
     const notice = delta.recoveryNotice as { reissued?: string[] } | undefined;
     if (notice) {
       if (this.#step && notice.reissued?.includes(this.#step.invocationId)) out.push(...this.#reset());
-      out.push({ type: "data-highwater-recovery", id: `recovery-${e.seq}`, data: notice });
+      if (!this.#joined) out.push({ type: "data-highwater-recovery", id: `recovery-${e.seq}`, data: notice });
     }
     const attempt = delta.modelAttempt as { invocationId?: string } | undefined;
     if (attempt && this.#step && attempt.invocationId === this.#step.invocationId) {
@@ -110,9 +118,15 @@ export class ChatParts {
       if (c.type === "thinking") out.push(...this.#committed("reasoning", c.text));
       else if (c.type === "text") out.push(...this.#committed("text", c.text));
     }
-    if (e.author === "model" && c?.type === "functionCall") {
+    // Output of a model call this stream did not see start belongs to an earlier answer.
+    if (
+      e.author === "model" &&
+      c?.type === "functionCall" &&
+      this.#step &&
+      e.invocationId === this.#step.invocationId
+    ) {
       this.#knownCalls.add(c.callId);
-      if (this.#step) this.#step.emitted = true;
+      this.#step.emitted = true;
       out.push({ type: "tool-input-available", toolCallId: c.callId, toolName: c.name, input: c.args, dynamic: true });
     }
     if (a.permissionRequest && this.#knownCalls.has(a.permissionRequest.callId)) {
@@ -132,18 +146,21 @@ export class ChatParts {
         ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
       });
     if (c?.type === "functionResponse" && this.#knownCalls.has(c.callId)) out.push(toolOutput(c));
-    if (c?.type === "error") {
+    if (c?.type === "error" && !this.#joined) {
       out.push({ type: "data-highwater-error", id: `error-${e.seq}`, data: { code: c.code, message: c.message } });
       out.push({ type: "error", errorText: `${c.code}: ${c.message}` });
     }
     if (a.turnClose) {
       // Text streamed but never committed (a stop cuts it) is not in the log: drop it from the message.
       if (a.turnClose.reason === "stopped" && (this.#step?.text || this.#step?.reasoning)) out.push(...this.#reset());
-      out.push(...this.#finishStep(), { type: "finish", finishReason: FINISH_REASON[a.turnClose.reason] });
-      this.#done = true;
-      return out;
+      return [...out, ...this.#finish(FINISH_REASON[a.turnClose.reason])];
     }
     return [...out, ...this.#checkPause()];
+  }
+
+  #finish(finishReason: string): UIChunk[] {
+    this.#done = true;
+    return [...this.#finishStep(), { type: "finish", finishReason }];
   }
 
   /** Streamed model output of the step in progress (not durable; the committed event follows). */

@@ -1,16 +1,25 @@
-import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
+import { z } from "zod";
+import { ApiError, describeIssues, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
 import type { ChatTurn } from "../../session/session-object";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
+import { queryInt } from "../schemas";
 import { callerOf, type EdgeApp, type EdgeContext } from "../types";
 import { assistantMessageId, UIMessagesFold } from "./messages";
 import { ChatParts } from "./parts";
 import { chatSessionId, parseChatRequest } from "./request";
 import { streamTurn } from "./stream";
 
-const EVENTS_PAGE = 1000;
+/** Events a `GET /messages` asks the object for at a time (each up to the 512 KiB inline limit). */
+const EVENTS_PAGE = 100;
+/** `GET /messages?limit=`: how many of the newest UI messages (docs/API.md#chat-ai-sdk-ui-message-stream). */
+const MessagesQuery = z.strictObject({
+  limit: queryInt(1, 1000).optional(),
+  before: z.string().min(1).max(200).optional(),
+});
+const MESSAGES_DEFAULT = 100;
 
 /** The stub of a chat's session, or 404 (the object then checks the owner). */
 function chatStub(c: EdgeContext, id: string) {
@@ -70,7 +79,11 @@ export function chatRoutes(app: EdgeApp): void {
       }
       const turn = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>).turn ?? before.turn;
       if (!turn) throw new ApiError("conflict", "the approval's turn is closed");
-      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds });
+      // A message that joined the turn after the call was made has its own answer: the client's ends
+      // before it. Read from before the decisions, which the next model call may already follow.
+      const asked = before.turn ?? turn;
+      const joined = asked.answerSeq > asked.callSeq;
+      const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds, joined });
       return streamTurn(stub, caller.principal, after, fold);
     },
   });
@@ -81,8 +94,9 @@ export function chatRoutes(app: EdgeApp): void {
       const caller = callerOf(c);
       const { session, turn } = unwrap((await stub.chatTurn(caller)) as Result<ChatTurn>);
       if (!turn || (session.status !== "running" && session.status !== "recovering")) return c.body(null, 204);
-      const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.startSeq) });
-      return streamTurn(stub, caller.principal, turn.startSeq, fold);
+      // The answer in progress is the one after the turn's last user message, as `GET /messages` has it.
+      const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.answerSeq) });
+      return streamTurn(stub, caller.principal, turn.answerSeq, fold);
     },
   });
 
@@ -90,14 +104,26 @@ export function chatRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const stub = chatStub(c, c.req.param("id") ?? "");
       const caller = callerOf(c);
+      const q = MessagesQuery.safeParse(c.req.query());
+      const limit = (q.success ? q.data.limit : undefined) ?? MESSAGES_DEFAULT;
+      const before = q.success ? q.data.before : undefined;
+      // The object checks the caller (404) before the query (400).
+      const query = q.success
+        ? { ok: true as const, value: { limit, ...(before !== undefined ? { before } : {}) } }
+        : { ok: false as const, message: `query: ${describeIssues(q.error)}` };
+      // Found through an index: only the events of those messages are read.
+      const window = unwrap(await stub.chatWindow(caller, query));
+      const through = window.through;
+      let after = window.after;
       const fold = new UIMessagesFold();
-      for (let after = 0; ; ) {
+      for (;;) {
         const page = unwrap((await stub.readEvents(caller, after, EVENTS_PAGE)) as Result<{ events: Event[] }>);
-        fold.add(page.events);
-        if (page.events.length < EVENTS_PAGE) break;
+        const events = through === null ? page.events : page.events.filter((e) => e.seq <= through);
+        fold.add(events);
+        if (page.events.length < EVENTS_PAGE || events.length < page.events.length) break;
         after = page.events[page.events.length - 1]!.seq;
       }
-      return c.json(fold.messages);
+      return c.json(fold.messages.slice(-limit));
     },
   });
 }

@@ -47,6 +47,32 @@ describe("chat request", () => {
     });
   });
 
+  it("an approval answered in an earlier message (a message joined while it waited) is the one `messageId` names", () => {
+    const tool = {
+      type: "dynamic-tool",
+      toolName: "write_file",
+      toolCallId: "c1",
+      state: "approval-responded",
+      input: { path: "a" },
+      approval: { id: "apr_1", approved: true },
+    };
+    const asked = { id: "a_2", role: "assistant", parts: [{ type: "step-start" }, tool] };
+    const joined = user([{ type: "text", text: "and another thing" }], "m-2");
+    const decided = {
+      kind: "approvals",
+      approvals: [{ approvalId: "apr_1", toolCallId: "c1", approved: true, input: { path: "a" } }],
+      toolCallIds: ["c1"],
+    };
+    expect(
+      parseChatRequest({ ...body(user([{ type: "text", text: "go" }]), asked, joined), messageId: "a_2" }),
+    ).toEqual(decided);
+    // Without it, or naming a message with nothing answered, the last message counts as before.
+    expect(parseChatRequest(body(asked, joined))).toMatchObject({ kind: "message", messageId: "m-2" });
+    const plain = { id: "a_9", role: "assistant", parts: [{ type: "text", text: "hi" }] };
+    expect(parseChatRequest({ ...body(plain, joined), messageId: "a_9" })).toMatchObject({ kind: "message" });
+    expect(parseChatRequest({ ...body(asked, joined), messageId: "nope" })).toMatchObject({ kind: "message" });
+  });
+
   it.each([
     ["no messages", { id: "s", messages: [] }],
     ["a user message without text", body(user([{ type: "file", url: "u", mediaType: "image/png" }]))],
