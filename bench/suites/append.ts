@@ -127,7 +127,17 @@ export async function runAppend(b: Bench): Promise<AppendResults> {
   }
 
   // Where an append's time goes (10k events), for the analysis of a miss.
-  const phases = ["canonical", "hash", "insertPlain", "insertIndexed", "insertIndexedTxn", "txnEmpty", "append"];
+  const phases = [
+    "canonical",
+    "hash",
+    "hashFixed",
+    "insertPlain",
+    "insertIndexed",
+    "insertIndexedTxn",
+    "txnEmpty",
+    "inline",
+    "append",
+  ];
   const K = 3_000;
   for (const phase of phases) {
     out.profile[phase] = await measure("µs", async () => {
@@ -208,6 +218,12 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
   info(
     "  parts @10k: INSERT 8 columns plain / +2 indexes / +transactionSync, µs",
     `${fmt(pr.insertPlain!.cpu.median)} / ${fmt(pr.insertIndexed!.cpu.median)} / ${fmt(pr.insertIndexedTxn!.cpu.median)}`,
+  );
+  info("  parts @10k: chain SHA-256 of nothing (createHash's own cost), µs", span(pr.hashFixed!.cpu));
+  info("  parts @10k: an empty transactionSync, µs", span(pr.txnEmpty!.cpu));
+  info(
+    "  parts @10k: event + canonical + chain SHA-256 + 8-column INSERT in one loop / our append, µs",
+    `${fmt(pr.inline!.cpu.median)} / ${fmt(pr.append!.cpu.median)}`,
   );
   for (const size of SIZES)
     info(

@@ -2,25 +2,63 @@
  * Canonical JSON (docs/API.md §3): `JSON.stringify` with every object's keys sorted
  * in JavaScript's default string order, no whitespace, `null` kept, `undefined`
  * fields omitted. Arrays keep their order.
+ *
+ * Written for an append's cost (docs/design.md#3-storage): one string built by appending, keys
+ * sorted in place only when out of order, quoted keys remembered.
  */
 export function canonical(value: unknown): string {
+  // A string with nothing to escape is quoted as it is (JSON.stringify copies it, at ~2 ns a char).
+  if (typeof value === "string") return MUST_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value);
     // JSON.stringify(undefined) is undefined; inside arrays it must read as null, like JSON.stringify does.
     return text === undefined ? "null" : text;
   }
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ",";
+      out += canonical(value[i]);
+    }
+    return `${out}]`;
+  }
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj)
-    .filter((k) => obj[k] !== undefined)
-    .sort();
+  const keys = Object.keys(obj);
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      keys.sort();
+      break;
+    }
+  }
   let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
-    if (i > 0) out += ",";
-    out += `${JSON.stringify(k)}:${canonical(obj[k])}`;
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += quotedKey(k);
+    out += canonical(v);
   }
   return `${out}}`;
+}
+
+/**
+ * What JSON.stringify escapes: a quote, a backslash, a control character, a lone surrogate (any
+ * surrogate here: a pair is left to JSON.stringify, which keeps it).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+const MUST_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(key) + ":"` for the keys seen most, kept (bounded: keys can come from data). */
+const QUOTED = new Map<string, string>();
+const QUOTED_MAX = 4096;
+
+function quotedKey(k: string): string {
+  const hit = QUOTED.get(k);
+  if (hit !== undefined) return hit;
+  const q = `${JSON.stringify(k)}:`;
+  if (QUOTED.size < QUOTED_MAX && k.length <= 64) QUOTED.set(k, q);
+  return q;
 }
 
 /** Below this, serializing again is cheaper than remembering. */

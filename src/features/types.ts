@@ -16,6 +16,11 @@ export type Feature = {
   readonly tools?: readonly AnyTool[];
   /** Folds committed events into the feature's tables, inside the transaction that appended them. */
   readonly apply?: (sql: SqlLike, events: Event[]) => void;
+  /**
+   * Whether `apply` writes anything for these events (pure, cheap). A commit whose features and
+   * summary write nothing is one INSERT (docs/design.md#3-storage). Absent: `apply` may always write.
+   */
+  readonly touches?: (events: Event[]) => boolean;
   /** Brings the feature's tables up to the log's head when the object opens. */
   readonly catchUp?: (sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T) => void;
   /** When the feature next needs the alarm (epoch ms), or null. */

@@ -10,5 +10,6 @@ export function sha256Hex(data: string | Uint8Array): string {
 
 /** digest(n) = sha256_hex(utf8(digest(n-1) + "\n" + canonical(event_n without digest))). */
 export function chainDigest(previous: string, canonicalBody: string): string {
-  return createHash("sha256").update(previous).update("\n").update(canonicalBody).digest("hex");
+  // One update of one string: each update crosses into the runtime and encodes its input.
+  return createHash("sha256").update(`${previous}\n${canonicalBody}`).digest("hex");
 }

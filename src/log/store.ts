@@ -12,6 +12,18 @@ export type Head = { highWater: number; headDigest: string };
 
 type EventRow = { seq: number; body: string; digest: string };
 
+/** Writes that join an append's transaction, given its committed events. */
+export type Writes = (events: Event[]) => void;
+
+let lastNow = { ms: Number.NaN, iso: "" };
+
+/** The current time as ISO 8601, formatted once per millisecond (many appends share one). */
+function nowIso(): string {
+  const ms = Date.now();
+  if (ms !== lastNow.ms) lastNow = { ms, iso: new Date(ms).toISOString() };
+  return lastNow.iso;
+}
+
 /** Serves a stored row as the event's JSON text: the canonical body with its digest added. */
 export function serializeRow(row: { body: string; digest: string }): string {
   return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
@@ -57,60 +69,110 @@ export class EventStore {
    * `also` runs inside the same transaction (e.g. a workspace write that the events record).
    */
   append(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
+    return this.appendPrepared(drafts, also ? () => also : undefined);
+  }
+
+  /**
+   * Appends events and the writes `prepare` asks for, atomically. `prepare` sees the events as
+   * they will be committed (seq, digest, at) before anything of them is written, and returns the
+   * writes that must join them, or null when the events are the only write. One event with no
+   * blob and no model-view row is then one INSERT, atomic by itself, and needs no transaction
+   * (docs/design.md#3-storage: a savepoint costs as much as the SHA-256). Whatever throws,
+   * nothing of the append stays.
+   */
+  appendPrepared(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
     if (drafts.length === 0) return [];
     try {
-      return this.transactionSync(() => {
-        let { highWater, headDigest } = this.head();
-        const out: Event[] = [];
-        const at = new Date().toISOString();
-        for (const draft of drafts) {
-          const seq = highWater + 1;
-          let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
-          // Serialized once; only an event over the inline limit is rewritten and serialized again.
-          // One whose payload is plainly over it is rewritten first: a 10 MiB result is never serialized
-          // inside its event only to be thrown away.
-          let body: string;
-          if (payloadOverLimit(event)) {
-            event = this.#externalize(event);
-            body = canonical(event);
-          } else {
-            body = canonical(event);
-            if (body.length > INLINE_EVENT_LIMIT) {
-              event = this.#externalize(event);
-              body = canonical(event);
-            }
-          }
-          const digest = chainDigest(headDigest, body);
-          this.sql.exec(
-            "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            seq,
-            event.turnId ?? null,
-            event.author,
-            event.modelVisibility,
-            eventKind(event),
-            eventCallId(event),
-            body,
-            digest,
-          );
-          // The model view is written with its event, so the cache is never behind the log.
-          const view = modelViewOf(event);
-          if (view)
-            this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
-          highWater = seq;
-          headDigest = digest;
-          // The event object is this append's own copy: it takes its digest in place.
-          (event as Event).digest = digest;
-          out.push(event as Event);
-        }
-        also?.(out);
-        this.#head = { highWater, headDigest };
-        return out;
-      });
+      const one = drafts.length === 1 ? this.#plain(drafts[0]!) : null;
+      if (!one) return this.transactionSync(() => this.#appendAll(drafts, prepare));
+      const events = [one.event];
+      const writes = prepare?.(events) ?? null;
+      if (writes)
+        this.transactionSync(() => {
+          this.#insert(one.event, one.body);
+          writes(events);
+        });
+      else this.#insert(one.event, one.body);
+      this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
+      return events;
     } catch (err) {
       this.#head = null;
       this.#suffix = null;
       throw err;
     }
+  }
+
+  /**
+   * The next event from one draft, with its body and digest, when writing it is one INSERT
+   * (inline, no model-view row); null otherwise. Writes nothing.
+   */
+  #plain(draft: EventDraft): { event: Event; body: string } | null {
+    const { highWater, headDigest } = this.head();
+    const event = {
+      ...draft,
+      seq: highWater + 1,
+      sessionId: this.sessionId,
+      at: draft.at ?? nowIso(),
+    } as Event;
+    if (payloadOverLimit(event) || modelViewOf(event)) return null;
+    const body = canonical(event);
+    if (body.length > INLINE_EVENT_LIMIT) return null;
+    event.digest = chainDigest(headDigest, body);
+    return { event, body };
+  }
+
+  #insert(event: Event, body: string): void {
+    this.sql.exec(
+      "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      event.seq,
+      event.turnId ?? null,
+      event.author,
+      event.modelVisibility,
+      eventKind(event),
+      eventCallId(event),
+      body,
+      event.digest,
+    );
+  }
+
+  /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
+  #appendAll(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
+    let { highWater, headDigest } = this.head();
+    const out: Event[] = [];
+    const at = nowIso();
+    for (const draft of drafts) {
+      const seq = highWater + 1;
+      let event: Omit<Event, "digest"> = { ...draft, seq, sessionId: this.sessionId, at: draft.at ?? at };
+      // Serialized once; only an event over the inline limit is rewritten and serialized again.
+      // One whose payload is plainly over it is rewritten first: a 10 MiB result is never serialized
+      // inside its event only to be thrown away.
+      let body: string;
+      if (payloadOverLimit(event)) {
+        event = this.#externalize(event);
+        body = canonical(event);
+      } else {
+        body = canonical(event);
+        if (body.length > INLINE_EVENT_LIMIT) {
+          event = this.#externalize(event);
+          body = canonical(event);
+        }
+      }
+      const digest = chainDigest(headDigest, body);
+      // The model view (of the event without its digest) is written with its event, so the cache
+      // is never behind the log.
+      const view = modelViewOf(event);
+      // The event object is this append's own copy: it takes its digest in place.
+      (event as Event).digest = digest;
+      this.#insert(event as Event, body);
+      if (view)
+        this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
+      highWater = seq;
+      headDigest = digest;
+      out.push(event as Event);
+    }
+    prepare?.(out)?.(out);
+    this.#head = { highWater, headDigest };
+    return out;
   }
 
   /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
@@ -275,6 +337,25 @@ export class EventStore {
   /** Approval decisions after `after` (they name a request, not a call, so `readByCall` misses them). */
   readDecisionsAfter(after: number): Event[] {
     return this.#rows("kind = 'permissionDecision' AND seq > ? ORDER BY seq", after).map(parseRow);
+  }
+
+  /**
+   * Events of the given kinds after `after`, ascending, at most `limit`, through the kind index.
+   * Kind `text` is read for user messages only (the model's answers share it).
+   */
+  readKindsAfter(kinds: readonly string[], after: number, limit: number): Event[] {
+    const list = kinds.map(() => "?").join(", ");
+    // Through the index by name: left to itself, SQLite walks every row after `after` to skip a sort.
+    return this.sql
+      .exec<EventRow>(
+        `SELECT seq, body, digest FROM events INDEXED BY events_kind
+         WHERE kind IN (${list}) AND (kind != 'text' OR author = 'user') AND seq > ? ORDER BY seq LIMIT ?`,
+        ...kinds,
+        after,
+        limit,
+      )
+      .toArray()
+      .map(parseRow);
   }
 
   /** Raw rows in pages, for verification without holding the whole log in memory. */

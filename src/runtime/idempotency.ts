@@ -73,14 +73,23 @@ function answerOf(sql: SqlLike, key: string): MessageAnswer | null {
 export function applyIdempotencyEvents(sql: SqlLike, events: Event[]): void {
   let last: number | null = null;
   for (const e of events) {
-    const key = e.actions?.stateDelta?.idempotencyKey;
-    if (typeof key !== "string" || !e.turnId || typeof e.source !== "string") continue;
+    if (!holdsKey(e)) continue;
+    const key = e.actions?.stateDelta?.idempotencyKey as string;
     const answer: MessageAnswer = { turnId: e.turnId, seq: e.seq };
     run(sql)`INSERT OR IGNORE INTO idempotency (key, answer)
       VALUES (${idempotencyKeyOf(e.source, key)}, ${JSON.stringify({ v: 1, answer })})`;
     last = e.seq;
   }
   if (last !== null && markerOf(sql) !== undefined) writeThrough(sql, last);
+}
+
+function holdsKey(e: Event): e is Event & { turnId: string; source: string } {
+  return typeof e.actions?.stateDelta?.idempotencyKey === "string" && !!e.turnId && typeof e.source === "string";
+}
+
+/** Whether `applyIdempotencyEvents` writes anything for these events. */
+export function touchesIdempotency(events: Event[]): boolean {
+  return events.some(holdsKey);
 }
 
 function markerOf(sql: SqlLike): string | undefined {

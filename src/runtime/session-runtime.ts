@@ -27,10 +27,10 @@ import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
-import { applyIdempotencyEvents } from "./idempotency";
+import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
-import { loadSummary } from "./state";
+import { loadSummary, summaryWriteDue, writeSummary } from "./state";
 import { foldSummary, sameOutside, sessionChanged } from "./summary-cache";
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
@@ -163,11 +163,22 @@ export class SessionRuntime implements RuntimeCtx {
     if (drafts.length === 0) return [];
     const previous = this.#summary;
     let next = this.#summary;
-    const events = this.deps.store.append(drafts, (evs) => {
-      next = foldSummary(this.deps.sql, this.#summary, evs);
-      for (const feature of FEATURES) feature.apply?.(this.deps.sql, evs);
-      applyIdempotencyEvents(this.deps.sql, evs);
-      also?.(evs);
+    // The fold is pure and runs before anything is written; the caches' writes join the event's
+    // only when there are any, so an ordinary commit is one INSERT.
+    const events = this.deps.store.appendPrepared(drafts, (evs) => {
+      next = foldSummary(previous, evs);
+      const writes =
+        !!also ||
+        (next !== null && summaryWriteDue(next, previous)) ||
+        touchesIdempotency(evs) ||
+        FEATURES.some((f) => f.apply && (f.touches?.(evs) ?? true));
+      if (!writes) return null;
+      return (committed) => {
+        if (next) writeSummary(this.deps.sql, next, previous);
+        for (const feature of FEATURES) feature.apply?.(this.deps.sql, committed);
+        applyIdempotencyEvents(this.deps.sql, committed);
+        also?.(committed);
+      };
     });
     this.#summary = next;
     if (previous && next && sameOutside(previous, next)) {

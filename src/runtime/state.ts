@@ -133,6 +133,19 @@ export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | n
   return s;
 }
 
+function passedMultiple(s: SessionSummary, previous: SessionSummary | null, every: number): boolean {
+  return !previous || Math.floor(s.highWater / every) !== Math.floor(previous.highWater / every);
+}
+
+/** Whether `writeSummary(sql, s, previous)` writes anything (a commit that writes nothing else needs no transaction). */
+export function summaryWriteDue(s: SessionSummary, previous: SessionSummary | null): boolean {
+  return (
+    s.options !== previous?.options ||
+    passedMultiple(s, previous, SUMMARY_WRITE_EVERY) ||
+    passedMultiple(s, previous, SUMMARY_SNAPSHOT_EVERY)
+  );
+}
+
 /**
  * Writes the summary cache as the head passes a multiple of `SUMMARY_WRITE_EVERY`; the options
  * (up to 64 KiB of system prompt) only when they change; and the snapshot with the options each
@@ -140,8 +153,7 @@ export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | n
  */
 export function writeSummary(sql: SqlLike, s: SessionSummary, previous: SessionSummary | null) {
   const { options, ...rest } = s;
-  const passed = (every: number) =>
-    !previous || Math.floor(s.highWater / every) !== Math.floor(previous.highWater / every);
+  const passed = (every: number) => passedMultiple(s, previous, every);
   const optionsChanged = options !== previous?.options;
   // The row is written when the head passes a multiple of SUMMARY_WRITE_EVERY (and with the
   // options): a load folds the few events after it, so a commit of one event writes only its event.

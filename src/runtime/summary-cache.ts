@@ -6,14 +6,11 @@
 import type { Event } from "../log";
 import { canonical } from "../log";
 import { reduceSummary, type Session, type SessionSummary } from "../projections";
-import type { SqlLike } from "../storage";
-import { writeSummary } from "./state";
 
-/** Folds committed events into the summary and writes the cache (inside the append's transaction). */
-export function foldSummary(sql: SqlLike, current: SessionSummary | null, events: Event[]): SessionSummary | null {
+/** Folds committed events into the summary (pure: `writeSummary` writes the cache when it is due). */
+export function foldSummary(current: SessionSummary | null, events: Event[]): SessionSummary | null {
   let next = current;
   for (const e of events) next = reduceSummary(next, e);
-  if (next) writeSummary(sql, next, current);
   return next;
 }
 

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Event, EventStore } from "../../log";
 import { rows, run, type SqlLike } from "../../storage/sql";
-import { type RunRow, reduceRun, reduceTrigger, type TriggerRow } from "./facts";
+import { type RunRow, reduceRun, reduceTrigger, type TriggerRow, touchesWork, WORK_KINDS } from "./facts";
 import { nextDue } from "./schedule";
 
 const Schedule = z.union([
@@ -124,9 +124,15 @@ function writeRun(sql: SqlLike, r: RunRow) {
     VALUES (${r.runId}, ${r.turnId}, ${r.trigger}, ${r.state}, ${r.seq}, ${JSON.stringify(r)})`;
 }
 
-/** Folds committed events into both tables; call inside the transaction that appended them. */
+/**
+ * Folds committed events into both tables; call inside the transaction that appended them. The
+ * marker moves with each event that can change a run or trigger (a commit of any other event
+ * writes nothing), so a catch-up reads those events after it only.
+ */
 export function applyWorkEvents(sql: SqlLike, events: Event[]): void {
+  let last: number | null = null;
   for (const e of events) {
+    if (!touchesWork(e)) continue;
     const r = reduceRun(e, { byRun: (id) => readRun(sql, "run", id), byTurn: (id) => readRun(sql, "turn", id) });
     if (r) writeRun(sql, r);
     const t = reduceTrigger(e, (name) => readTrigger(sql, name), nextDue);
@@ -134,19 +140,27 @@ export function applyWorkEvents(sql: SqlLike, events: Event[]): void {
       run(sql)`INSERT OR REPLACE INTO triggers (name, next_at, body)
         VALUES (${t.row.name}, ${t.row.nextAt}, ${JSON.stringify(t.row)})`;
     if (t?.kind === "remove") run(sql)`DELETE FROM triggers WHERE name = ${t.name}`;
+    last = e.seq;
   }
-  const last = events.at(-1);
-  if (last) run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES ('work_through', ${String(last.seq)})`;
+  if (last !== null) run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES ('work_through', ${String(last)})`;
 }
 
-/** Brings the tables up to the head (a log older than migration 0003, or a dropped cache). */
+/** Whether `applyWorkEvents` writes anything for these events. */
+export function touchesWorkEvents(events: Event[]): boolean {
+  return events.some(touchesWork);
+}
+
+/**
+ * Brings the tables up to the head (a log older than migration 0003, or a dropped cache): the
+ * events after the marker that can change them, found through the kind index, in pages.
+ */
 export function catchUpWork(sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T): void {
   const through = Number(
     rows<{ value: string }>(sql)`SELECT value FROM meta WHERE key = 'work_through'`[0]?.value ?? 0,
   );
   if (store.head().highWater <= through) return;
   for (let after = through; ; ) {
-    const page = store.readAfter(after, 1000);
+    const page = store.readKindsAfter(WORK_KINDS, after, 1000);
     if (page.length === 0) return;
     transactionSync(() => applyWorkEvents(sql, page));
     after = page.at(-1)!.seq;

@@ -51,8 +51,32 @@ export function triggerFiredOf(e: Event): TriggerFired | null {
 
 export type RunLookup = { byRun(runId: string): RunRow | null; byTurn(turnId: string): RunRow | null };
 
+/**
+ * Whether `e` can change a run or a trigger: a firing, a trigger created or deleted, a turn's
+ * close, or a user's message (which opens a turn). Each of the three facts is committed alone in
+ * its hidden event (kind `state:<fact>`), which lets a catch-up find them through the kind index.
+ */
+export function touchesWork(e: Pick<Event, "author" | "content" | "actions" | "turnId">): boolean {
+  const a = e.actions;
+  const d = a?.stateDelta;
+  if (d && (d.triggerFired || d.triggerCreated || d.triggerDeleted)) return true;
+  if (!e.turnId) return false;
+  return !!a?.turnClose || (e.author === "user" && e.content?.type === "text");
+}
+
+/** The kinds of the events `touchesWork` accepts (a catch-up reads these only). */
+export const WORK_KINDS = [
+  "state:triggerFired",
+  "state:triggerCreated",
+  "state:triggerDeleted",
+  "state",
+  "turnClose",
+  "text",
+];
+
 /** The run row `e` creates or changes, if any. */
 export function reduceRun(e: Event, find: RunLookup): RunRow | null {
+  if (!touchesWork(e)) return null;
   const fired = triggerFiredOf(e);
   if (fired) {
     const prior = find.byRun(fired.runId);
@@ -113,6 +137,7 @@ export function reduceTrigger(
   next: (schedule: TriggerSchedule, after: number, anchor: number) => number | null,
 ): TriggerChange {
   const delta = e.actions?.stateDelta;
+  if (!delta) return null;
   const created = delta?.triggerCreated as TriggerCreated | undefined;
   if (created) {
     const anchor = Date.parse(e.at);

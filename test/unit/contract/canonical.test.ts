@@ -188,3 +188,72 @@ describe("canonical agrees with the verify-export oracle", () => {
     }
   });
 });
+
+describe("canonical gives the previous implementation's bytes (the digests of stored events)", () => {
+  // canonical() as it was before it was written for an append's cost, verbatim.
+  const previous = (value: unknown): string => {
+    if (value === null || typeof value !== "object") {
+      const text = JSON.stringify(value);
+      return text === undefined ? "null" : text;
+    }
+    if (Array.isArray(value)) return `[${value.map(previous).join(",")}]`;
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort();
+    let out = "{";
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      if (i > 0) out += ",";
+      out += `${JSON.stringify(k)}:${previous(obj[k])}`;
+    }
+    return `${out}}`;
+  };
+  const r = prng(0xc0ffee);
+  const KEYS = ["seq", "at", "author", "content", "text", "é", "😀", "\uffff", "10", "2", "a b", 'q"', "", "Z", "z"];
+  const piece = () => {
+    const cases = ["plain words", 'a "quote"', "back\\slash", "\n\t\r", "\u0000\u001f", "\u007f", "é日本", "😀🎉"];
+    const lone = ["\ud800", "\udfff", "x\ud83dy", "\ude00z"];
+    return r.next() < 0.15 ? r.pick(lone) : r.pick(cases);
+  };
+  const text = () => {
+    let s = "";
+    for (let i = r.int(40); i > 0; i--) s += piece();
+    return r.next() < 0.2 ? s.repeat(20) : s;
+  };
+  function value(depth: number): unknown {
+    const kind = r.int(depth > 3 ? 6 : 9);
+    if (kind === 0) return null;
+    if (kind === 1) return undefined;
+    if (kind === 2) return r.next() < 0.5;
+    if (kind === 3) return r.pick([0, -0, 1.5, 1e21, Number.NaN, -7]);
+    if (kind <= 5) return text();
+    if (kind === 6) return Array.from({ length: r.int(5) }, () => value(depth + 1));
+    const o: Record<string, unknown> = {};
+    // Sometimes in sorted order already (the common case the new code does not sort), sometimes not.
+    const keys = Array.from({ length: r.int(7) }, () => r.pick(KEYS));
+    if (r.next() < 0.5) keys.sort();
+    for (const k of keys) o[k] = value(depth + 1);
+    return o;
+  }
+  const event = () => ({
+    author: "model",
+    modelVisibility: "visible",
+    turnId: "t",
+    content: { type: "text", text: text() },
+    actions: r.next() < 0.5 ? undefined : { stateDelta: { [r.pick(KEYS)]: value(1) } },
+    seq: r.int(100_000),
+    sessionId: "s",
+    at: "2026-12-01T00:00:00.000Z",
+  });
+  const values = Array.from({ length: 1500 }, (_, i) => (i % 3 === 0 ? event() : value(0)));
+
+  it("for 1,500 seeded values: events, undefined fields and array items, unicode keys, lone surrogates", () => {
+    expect(values.filter((v) => canonical(v) !== previous(v)).map((v) => [canonical(v), previous(v)])).toEqual([]);
+    // The corpus reaches both string paths and both key orders.
+    const all = values.map((v) => canonical(v)).join("");
+    expect(all).toContain("\\ud800");
+    expect(all).toContain("😀");
+    expect(all).toContain('\\"');
+  });
+});

@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { type RunRow, reduceRun, reduceTrigger, type TriggerRow, toRun } from "../../../../src/features/work/facts";
+import {
+  type RunRow,
+  reduceRun,
+  reduceTrigger,
+  type TriggerRow,
+  toRun,
+  touchesWork,
+  WORK_KINDS,
+} from "../../../../src/features/work/facts";
 import { type FiringView, firingDrafts, planFirings, runInputDraft } from "../../../../src/features/work/firings";
 import { nextDue } from "../../../../src/features/work/schedule";
-import type { Event, EventDraft } from "../../../../src/log";
+import { type Event, type EventDraft, eventKind } from "../../../../src/log";
 
 /** The runs and triggers projections folded over hand-written logs, as the object folds them. */
 function fold() {
@@ -201,5 +209,41 @@ describe("planFirings and the runs projection", () => {
     again.append(f.events, "ignored");
     expect([...again.runs.values()]).toEqual([...f.runs.values()]);
     expect(again.triggers.size).toBe(0);
+  });
+
+  it("an event the work fold skips (touchesWork false) changes no run or trigger; those it reads have a catch-up kind", () => {
+    const f = fold();
+    f.created("tick", { everySeconds: 60 }, "2026-12-01T10:00:00.000Z");
+    f.fire("2026-12-01T10:01:00.000Z");
+    const turnId = f.events.at(-1)!.turnId!;
+    const turn = { turnId, runId: f.events.at(-1)!.runId!, invocationId: "i1" };
+    f.append(
+      [
+        { author: "model", modelVisibility: "visible", ...turn, content: { type: "text", text: "on it" } },
+        { author: "runtime", modelVisibility: "hidden", ...turn, actions: { modelRequest: { attempt: 1 } } },
+        { author: "runtime", modelVisibility: "hidden", actions: { stateDelta: { note: 1, other: 2 } } },
+        { author: "user", modelVisibility: "hidden", actions: { stateDelta: { title: "t" } } },
+      ] as EventDraft[],
+      "2026-12-01T10:01:01.000Z",
+    );
+    f.fire("2026-12-01T10:02:00.000Z", turnId);
+    f.close(turnId, "2026-12-01T10:02:05.000Z");
+    f.append(
+      [{ author: "user", modelVisibility: "hidden", actions: { stateDelta: { triggerDeleted: { name: "tick" } } } }],
+      "2026-12-01T10:03:00.000Z",
+    );
+    // Lookups that always find something: a skipped event must change nothing even so.
+    const anyRun = [...f.runs.values()][0]!;
+    const anyTrigger: TriggerRow = { name: "tick", text: "x", schedule: { everySeconds: 60 }, anchor: 0, nextAt: 1 };
+    const find = { byRun: () => ({ ...anyRun, state: "running" as const }), byTurn: () => null };
+    const skipped = f.events.filter((e) => !touchesWork(e));
+    expect(skipped.length).toBeGreaterThanOrEqual(4);
+    for (const e of skipped) {
+      expect(reduceRun(e, find)).toBeNull();
+      expect(reduceTrigger(e, () => anyTrigger, nextDue)).toBeNull();
+    }
+    const read = f.events.filter(touchesWork);
+    expect(read.length).toBeGreaterThanOrEqual(6);
+    for (const e of read) expect(WORK_KINDS).toContain(eventKind(e));
   });
 });
