@@ -1,39 +1,19 @@
-import { canonical, canonicalOnce } from "../contract/canonical";
-import { type BlobRef, type Event, type EventDraft, eventCallId, eventKind } from "../contract/event";
+import { canonical } from "../contract/canonical";
+import type { Event, EventDraft } from "../contract/event";
 import type { SqlLike, SqlValue } from "../storage";
 import { BlobStore } from "./blobs";
+import { type EventRow, externalize, insertEvent, nowIso, parseRow, serializeRow } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 import { modelViewOf } from "./model-view";
 import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";
+import { chainProblems } from "./verify";
 
-export { INLINE_EVENT_LIMIT };
+export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
 
 export type Head = { highWater: number; headDigest: string };
 
-type EventRow = { seq: number; body: string; digest: string };
-
 /** Writes that join an append's transaction, given its committed events. */
 export type Writes = (events: Event[]) => void;
-
-let lastNow = { ms: Number.NaN, iso: "" };
-
-/** The current time as ISO 8601, formatted once per millisecond (many appends share one). */
-function nowIso(): string {
-  const ms = Date.now();
-  if (ms !== lastNow.ms) lastNow = { ms, iso: new Date(ms).toISOString() };
-  return lastNow.iso;
-}
-
-/** Serves a stored row as the event's JSON text: the canonical body with its digest added. */
-export function serializeRow(row: { body: string; digest: string }): string {
-  return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
-}
-
-export function parseRow(row: EventRow): Event {
-  const event = JSON.parse(row.body) as Event;
-  event.digest = row.digest;
-  return event;
-}
 
 /**
  * The session's append-only, hash-chained event log in Durable Object SQLite.
@@ -64,21 +44,17 @@ export class EventStore {
     return this.#head;
   }
 
-  /**
-   * Appends events in one transaction and returns them as committed.
-   * `also` runs inside the same transaction (e.g. a workspace write that the events record).
-   */
+  /** Appends events in one transaction and returns them as committed; `also` joins it (e.g. a workspace write). */
   append(drafts: EventDraft[], also?: (events: Event[]) => void): Event[] {
     return this.appendPrepared(drafts, also ? () => also : undefined);
   }
 
   /**
-   * Appends events and the writes `prepare` asks for, atomically. `prepare` sees the events as
-   * they will be committed (seq, digest, at) before anything of them is written, and returns the
-   * writes that must join them, or null when the events are the only write. One event with no
-   * blob and no model-view row is then one INSERT, atomic by itself, and needs no transaction
-   * (docs/design.md#3-storage: a savepoint costs as much as the SHA-256). Whatever throws,
-   * nothing of the append stays.
+   * Appends events and the writes `prepare` asks for, atomically. `prepare` sees the events as they will be
+   * committed (seq, digest, at) before anything is written, and returns the writes that must join them, or null
+   * when the events are the only write. One event with no blob and no model-view row is then one INSERT, atomic by
+   * itself, with no transaction (docs/design.md#3-storage: a savepoint costs as much as the SHA-256). Whatever
+   * throws, nothing of the append stays.
    */
   appendPrepared(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
     if (drafts.length === 0) return [];
@@ -89,10 +65,10 @@ export class EventStore {
       const writes = prepare?.(events) ?? null;
       if (writes)
         this.transactionSync(() => {
-          this.#insert(one.event, one.body);
+          insertEvent(this.sql, one.event, one.body);
           writes(events);
         });
-      else this.#insert(one.event, one.body);
+      else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
       return events;
     } catch (err) {
@@ -121,20 +97,6 @@ export class EventStore {
     return { event, body };
   }
 
-  #insert(event: Event, body: string): void {
-    this.sql.exec(
-      "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      event.seq,
-      event.turnId ?? null,
-      event.author,
-      event.modelVisibility,
-      eventKind(event),
-      eventCallId(event),
-      body,
-      event.digest,
-    );
-  }
-
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
   #appendAll(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
     let { highWater, headDigest } = this.head();
@@ -148,12 +110,12 @@ export class EventStore {
       // inside its event only to be thrown away.
       let body: string;
       if (payloadOverLimit(event)) {
-        event = this.#externalize(event);
+        event = externalize(this.blobs, event);
         body = canonical(event);
       } else {
         body = canonical(event);
         if (body.length > INLINE_EVENT_LIMIT) {
-          event = this.#externalize(event);
+          event = externalize(this.blobs, event);
           body = canonical(event);
         }
       }
@@ -163,7 +125,7 @@ export class EventStore {
       const view = modelViewOf(event);
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
-      this.#insert(event as Event, body);
+      insertEvent(this.sql, event as Event, body);
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
       highWater = seq;
@@ -173,29 +135,6 @@ export class EventStore {
     prepare?.(out)?.(out);
     this.#head = { highWater, headDigest };
     return out;
-  }
-
-  /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
-  #externalize(event: Omit<Event, "digest">): Omit<Event, "digest"> {
-    const toBlob = (value: unknown): BlobRef => {
-      // The runtime serialized a large result already to measure and archive it: the same text.
-      const text = typeof value === "string" ? value : canonicalOnce(value);
-      const meta = this.blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
-      return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
-    };
-    const e = { ...event };
-    const c = e.content;
-    if (c?.type === "functionResponse") e.content = { ...c, response: toBlob(c.response) };
-    else if (c?.type === "functionCall") e.content = { ...c, args: toBlob(c.args) };
-    else if (c?.type === "text" || c?.type === "thinking")
-      e.content = { ...c, text: toBlob(c.text) as unknown as string };
-    const delta = e.actions?.stateDelta;
-    if (delta && canonical(e).length > INLINE_EVENT_LIMIT) {
-      const moved: Record<string, unknown> = {};
-      for (const k of Object.keys(delta)) moved[k] = toBlob(delta[k]);
-      e.actions = { ...e.actions, stateDelta: moved };
-    }
-    return e;
   }
 
   /** Rows matching a condition, ascending by seq (`where` is a constant SQL fragment; values are bound). */
@@ -316,17 +255,7 @@ export class EventStore {
    * the part of the log a recovery projects from, checked in O(suffix).
    */
   verifySuffix(fromSeq: number): string[] {
-    const problems: string[] = [];
-    let prev = this.digestAt(fromSeq - 1);
-    if (prev === null) return [`seq ${fromSeq - 1}: missing`];
-    let expected = fromSeq;
-    for (const row of this.#rows("seq >= ? ORDER BY seq", fromSeq)) {
-      if (row.seq !== expected) problems.push(`seq ${row.seq}: expected ${expected}`);
-      if (chainDigest(prev, row.body) !== row.digest) problems.push(`seq ${row.seq}: digest mismatch`);
-      prev = row.digest;
-      expected = row.seq + 1;
-    }
-    return problems;
+    return chainProblems(this.digestAt(fromSeq - 1), fromSeq, this.#rows("seq >= ? ORDER BY seq", fromSeq));
   }
 
   /** Stored rows with `after` < seq ≤ `through`, at most `limit`: a chunk of a verification. */

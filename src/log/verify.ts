@@ -8,6 +8,21 @@ import type { VerifyResult } from "../contract/reads";
 
 type Row = { seq: number; body: string; digest: string };
 
+/** Problems of a suffix of stored rows from seq `from`, chained on `before` (the digest at `from - 1`, null if missing). */
+export function chainProblems(before: string | null, from: number, rows: Iterable<Row>): string[] {
+  if (before === null) return [`seq ${from - 1}: missing`];
+  const problems: string[] = [];
+  let prev = before;
+  let expected = from;
+  for (const row of rows) {
+    if (row.seq !== expected) problems.push(`seq ${row.seq}: expected ${expected}`);
+    if (chainDigest(prev, row.body) !== row.digest) problems.push(`seq ${row.seq}: digest mismatch`);
+    prev = row.digest;
+    expected = row.seq + 1;
+  }
+  return problems;
+}
+
 /**
  * Recomputes the hash chain over stored rows and checks contiguity, one session id,
  * call / dispatch / response pairing and every referenced blob. Streams rows, so

@@ -27,11 +27,10 @@ import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
-import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
-import { loadSummary, summaryWriteDue, writeSummary } from "./state";
-import { foldSummary, sameOutside, sessionChanged } from "./summary-cache";
+import { loadSummary } from "./state";
+import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary-cache";
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
@@ -167,18 +166,7 @@ export class SessionRuntime implements RuntimeCtx {
     // only when there are any, so an ordinary commit is one INSERT.
     const events = this.deps.store.appendPrepared(drafts, (evs) => {
       next = foldSummary(previous, evs);
-      const writes =
-        !!also ||
-        (next !== null && summaryWriteDue(next, previous)) ||
-        touchesIdempotency(evs) ||
-        FEATURES.some((f) => f.apply && (f.touches?.(evs) ?? true));
-      if (!writes) return null;
-      return (committed) => {
-        if (next) writeSummary(this.deps.sql, next, previous);
-        for (const feature of FEATURES) feature.apply?.(this.deps.sql, committed);
-        applyIdempotencyEvents(this.deps.sql, committed);
-        also?.(committed);
-      };
+      return cacheWrites(this.deps.sql, { previous, next, events: evs, also });
     });
     this.#summary = next;
     if (previous && next && sameOutside(previous, next)) {

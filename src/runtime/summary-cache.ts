@@ -3,15 +3,43 @@
  * committed event and written beside the log in the same transaction, and whether what a
  * socket's `session` frame shows changed.
  */
-import type { Event } from "../log";
+import { FEATURES } from "../features";
+import type { Event, Writes } from "../log";
 import { canonical } from "../log";
 import { reduceSummary, type Session, type SessionSummary } from "../projections";
+import type { SqlLike } from "../storage";
+import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
+import { summaryWriteDue, writeSummary } from "./state";
 
 /** Folds committed events into the summary (pure: `writeSummary` writes the cache when it is due). */
 export function foldSummary(current: SessionSummary | null, events: Event[]): SessionSummary | null {
   let next = current;
   for (const e of events) next = reduceSummary(next, e);
   return next;
+}
+
+/**
+ * The cache writes a commit of `events` needs in its transaction (the summary row when due, each
+ * feature's tables, the idempotency table, `also`), or null when none is: the commit is then one
+ * INSERT (docs/design.md#3-storage).
+ */
+export function cacheWrites(
+  sql: SqlLike,
+  c: { previous: SessionSummary | null; next: SessionSummary | null; events: Event[]; also?: Writes },
+): Writes | null {
+  const { previous, next, also } = c;
+  const due =
+    !!also ||
+    (next !== null && summaryWriteDue(next, previous)) ||
+    touchesIdempotency(c.events) ||
+    FEATURES.some((f) => f.apply && (f.touches?.(c.events) ?? true));
+  if (!due) return null;
+  return (committed) => {
+    if (next) writeSummary(sql, next, previous);
+    for (const feature of FEATURES) feature.apply?.(sql, committed);
+    applyIdempotencyEvents(sql, committed);
+    also?.(committed);
+  };
 }
 
 /** Whether a commit changed what the `session` frame shows (so sockets are sent one). */

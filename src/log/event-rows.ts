@@ -1,0 +1,69 @@
+/**
+ * One event as a row of the `events` table (docs/design.md#3-storage): how it is written (its
+ * time, its columns, payloads over the inline limit moved to the blob store) and read back.
+ */
+import { canonical, canonicalOnce } from "../contract/canonical";
+import { type BlobRef, type Event, eventCallId, eventKind } from "../contract/event";
+import type { SqlLike } from "../storage";
+import type { BlobStore } from "./blobs";
+import { INLINE_EVENT_LIMIT } from "./payload";
+
+export type EventRow = { seq: number; body: string; digest: string };
+
+let lastNow = { ms: Number.NaN, iso: "" };
+
+/** The current time as ISO 8601, formatted once per millisecond (many appends share one). */
+export function nowIso(): string {
+  const ms = Date.now();
+  if (ms !== lastNow.ms) lastNow = { ms, iso: new Date(ms).toISOString() };
+  return lastNow.iso;
+}
+
+/** Serves a stored row as the event's JSON text: the canonical body with its digest added. */
+export function serializeRow(row: { body: string; digest: string }): string {
+  return `${row.body.slice(0, -1)},"digest":"${row.digest}"}`;
+}
+
+export function parseRow(row: EventRow): Event {
+  const event = JSON.parse(row.body) as Event;
+  event.digest = row.digest;
+  return event;
+}
+
+/** The event's row: its canonical body, digest and the columns the indexes read. */
+export function insertEvent(sql: SqlLike, event: Event, body: string): void {
+  sql.exec(
+    "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    event.seq,
+    event.turnId ?? null,
+    event.author,
+    event.modelVisibility,
+    eventKind(event),
+    eventCallId(event),
+    body,
+    event.digest,
+  );
+}
+
+/** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */
+export function externalize(blobs: BlobStore, event: Omit<Event, "digest">): Omit<Event, "digest"> {
+  const toBlob = (value: unknown): BlobRef => {
+    // The runtime serialized a large result already to measure and archive it: the same text.
+    const text = typeof value === "string" ? value : canonicalOnce(value);
+    const meta = blobs.put(text, typeof value === "string" ? "text/plain; charset=utf-8" : "application/json");
+    return { $blob: { sha256: meta.sha256, bytes: meta.bytes, mediaType: meta.mediaType } };
+  };
+  const e = { ...event };
+  const c = e.content;
+  if (c?.type === "functionResponse") e.content = { ...c, response: toBlob(c.response) };
+  else if (c?.type === "functionCall") e.content = { ...c, args: toBlob(c.args) };
+  else if (c?.type === "text" || c?.type === "thinking")
+    e.content = { ...c, text: toBlob(c.text) as unknown as string };
+  const delta = e.actions?.stateDelta;
+  if (delta && canonical(e).length > INLINE_EVENT_LIMIT) {
+    const moved: Record<string, unknown> = {};
+    for (const k of Object.keys(delta)) moved[k] = toBlob(delta[k]);
+    e.actions = { ...e.actions, stateDelta: moved };
+  }
+  return e;
+}
