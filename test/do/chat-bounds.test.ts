@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import type { EventDraft } from "../../src/log";
 import { EventStore } from "../../src/log";
 import { chatWindow, chatWindowAfter } from "../../src/session/chat-reads";
-import type { SqlLike } from "../../src/storage";
 import { freshSession, postRaw } from "./bad-input-support";
 import { api, createSession, expectError } from "./helpers";
+import { rowCounting } from "./row-counting";
 
 const MIB = 1024 * 1024;
 const userMessage = (id: string, text: string) => ({ id, role: "user", parts: [{ type: "text", text }] });
@@ -100,17 +100,10 @@ async function sessionWithLog(drafts: EventDraft[]) {
 /** The rows SQLite visited to find where the newest `count` messages start, and that start. */
 function windowRows(stub: DurableObjectStub, count: number) {
   return runInDurableObject(stub, (_o, state) => {
-    const cursors: { rowsRead: number }[] = [];
-    const counting = {
-      exec(query: string, ...bindings: unknown[]) {
-        const cursor = state.storage.sql.exec(query, ...bindings);
-        cursors.push(cursor);
-        return cursor;
-      },
-    } as unknown as SqlLike;
-    const after = chatWindowAfter(counting, count);
+    const counting = rowCounting(state.storage.sql);
+    const after = chatWindowAfter(counting.sql, count);
     const highWater = state.storage.sql.exec<{ h: number }>("SELECT max(seq) AS h FROM events").one().h;
-    return { after, highWater, rows: cursors.reduce((n, c) => n + c.rowsRead, 0) };
+    return { after, highWater, rows: counting.rowsRead() };
   });
 }
 
@@ -193,19 +186,12 @@ describe("GET /v1/chat/:id/messages is bounded", () => {
     expect(seen[2]!.id).toBe("m-2");
     // A page back reads from its own window only, found through the index like the newest.
     const rows = await runInDurableObject(stub, (_o, state) => {
-      const cursors: { rowsRead: number }[] = [];
-      const counting = {
-        exec(query: string, ...bindings: unknown[]) {
-          const cursor = state.storage.sql.exec(query, ...bindings);
-          cursors.push(cursor);
-          return cursor;
-        },
-      } as unknown as SqlLike;
-      const w = chatWindow(counting, (f) => state.storage.transactionSync(f), {
+      const counting = rowCounting(state.storage.sql);
+      const w = chatWindow(counting.sql, (f) => state.storage.transactionSync(f), {
         ok: true,
         value: { limit: 3, before: "m-20" },
       });
-      return { ...w, rows: cursors.reduce((n, c) => n + c.rowsRead, 0) };
+      return { ...w, rows: counting.rowsRead() };
     });
     expect(rows).toMatchObject({ after: userSeq(17) - 1, through: userSeq(20) - 1 });
     expect(rows.rows).toBeLessThanOrEqual(4 * 3 + 8);

@@ -8,6 +8,7 @@ import { createProvider } from "../../src/model";
 import type { ModelConfig } from "../../src/model/types";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { applyMigrations, type SqlLike } from "../../src/storage";
+import { rowCounting } from "./row-counting";
 
 const MODEL: ModelConfig = { provider: "demo", name: "demo", contextWindow: 1_000_000, maxOutputTokens: 8192 };
 
@@ -18,19 +19,6 @@ function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): P
     state.storage.transactionSync(() => applyMigrations(state.storage.sql));
     return fn(state);
   });
-}
-
-/** A SQL handle that adds up the rows SQLite read for every statement (`cursor.rowsRead`). */
-function rowCounting(sql: SqlLike) {
-  const cursors: { rowsRead: number }[] = [];
-  const counted = {
-    exec(query: string, ...bindings: unknown[]) {
-      const cursor = (sql.exec as (q: string, ...b: unknown[]) => { rowsRead: number })(query, ...bindings);
-      cursors.push(cursor);
-      return cursor;
-    },
-  } as unknown as SqlLike;
-  return { sql: counted, rowsRead: () => cursors.reduce((n, c) => n + c.rowsRead, 0) };
 }
 
 /** A runtime over the object's storage, as a new instance after an eviction would make it. */

@@ -8,12 +8,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
 import type { ModelProvider } from "../../src/model/types";
-import type { SqlLike } from "../../src/storage";
 import { exportClosedTurns, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
 import { buildTurnTrace } from "../../src/telemetry/spans";
 import { withSession } from "./context-harness";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, highWaterOf } from "./helpers";
+import { rowCounting } from "./row-counting";
 
 const stubOf = (id: string) => env.SESSIONS.get(env.SESSIONS.idFromString(id));
 
@@ -180,16 +180,9 @@ describe("a trace reads only its turn", () => {
   /** Rows SQLite visited to build the last turn's trace, through the object's own storage. */
   async function rowsReadForLastTrace(id: string): Promise<number> {
     return runInDurableObject(stubOf(id), (_instance, state) => {
-      const cursors: { rowsRead: number }[] = [];
-      const counting = {
-        exec(query: string, ...bindings: unknown[]) {
-          const cursor = state.storage.sql.exec(query, ...bindings);
-          cursors.push(cursor);
-          return cursor;
-        },
-      } as unknown as SqlLike;
-      readTurnTrace(counting, id, null);
-      return cursors.reduce((n, c) => n + c.rowsRead, 0);
+      const counting = rowCounting(state.storage.sql);
+      readTurnTrace(counting.sql, id, null);
+      return counting.rowsRead();
     });
   }
 
