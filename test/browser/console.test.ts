@@ -102,6 +102,25 @@ describe("browser console: views", () => {
     await page.close();
   });
 
+  it("the Runs view reads past the first page of triggers when asked", async () => {
+    const s = await api.createSession({ title: "Many triggers" });
+    const names = Array.from({ length: 103 }, (_, i) => `t${String(i).padStart(3, "0")}`);
+    for (const name of names) await api.createTrigger(s.id, { name, text: "report", schedule: { cron: "0 6 * * *" } });
+    const { page, pageErrors } = await newPage(TOKEN);
+    await page.goto(`${worker.url}/s/${s.id}`);
+    await page.getByRole("tab", { name: "Runs" }).click();
+    const items = page.locator("ul.triggers li");
+    // The server's first page is 100, by name; the rest come with the button, which then goes away.
+    await expect.poll(() => items.count()).toBe(100);
+    await page.getByRole("button", { name: "More triggers" }).click();
+    await expect.poll(() => items.count()).toBe(103);
+    expect((await items.locator("code").allTextContents()).map((t) => t.trim())).toEqual(names);
+    expect(await page.getByRole("button", { name: "More triggers" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Older runs" }).count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it("a dismissed recovery notice is dismissed in a second page and in the API", async () => {
     // A second worker that stops dead after the first tool dispatch (T1, failpoint F4).
     const sink = await startFailpointSink();

@@ -1,12 +1,32 @@
 /** `<hw-runs>`: the session's triggers and runs (each turn a run, scheduled ones with their trigger). */
 import { html, nothing } from "lit";
 import type { Run, Trigger } from "../../src/client";
+import { errorText } from "./format";
 import { TurnView } from "./turn-view";
 
-class HwRuns extends TurnView<{ runs: Run[]; triggers: Trigger[] }> {
-  protected override async read() {
+type Lists = { runs: Run[]; triggers: Trigger[]; runsNext?: string; triggersNext?: string };
+
+/** The first page of each list; "More triggers" and "Older runs" read the next (docs/API.md#runs). */
+class HwRuns extends TurnView<Lists> {
+  protected override async read(): Promise<Lists> {
     const [r, t] = await Promise.all([this.client.runs(this.sessionId), this.client.triggers(this.sessionId)]);
-    return { runs: r.runs, triggers: t.triggers };
+    return { runs: r.runs, triggers: t.triggers, runsNext: r.next, triggersNext: t.next };
+  }
+
+  async #more(list: "runs" | "triggers") {
+    const d = this.data;
+    if (!d) return;
+    try {
+      if (list === "runs") {
+        const page = await this.client.runs(this.sessionId, { before: d.runsNext });
+        this.data = { ...d, runs: [...d.runs, ...page.runs], runsNext: page.next };
+      } else {
+        const page = await this.client.triggers(this.sessionId, { after: d.triggersNext });
+        this.data = { ...d, triggers: [...d.triggers, ...page.triggers], triggersNext: page.next };
+      }
+    } catch (err) {
+      this.error = errorText(err);
+    }
   }
 
   override render() {
@@ -27,6 +47,7 @@ class HwRuns extends TurnView<{ runs: Run[]; triggers: Trigger[] }> {
               )}
             </ul>`
       }
+      ${d.triggersNext ? html`<button type="button" @click=${() => this.#more("triggers")}>More triggers</button>` : nothing}
       <h2>Runs</h2>
       ${
         d.runs.length === 0
@@ -45,7 +66,8 @@ class HwRuns extends TurnView<{ runs: Run[]; triggers: Trigger[] }> {
                 )}
               </tbody>
             </table>`
-      }`;
+      }
+      ${d.runsNext ? html`<button type="button" @click=${() => this.#more("runs")}>Older runs</button>` : nothing}`;
   }
 }
 customElements.define("hw-runs", HwRuns);
