@@ -3,16 +3,15 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { customToolsConfig } from "../custom/config";
+import { afterEach, describe, expect, it } from "vitest";
 import { verifyExportIndependently } from "./api";
 import { type ChatRequest, type FakeOpenAI, isCompactionRequest, scriptedAgent, startFakeOpenAI } from "./fake-openai";
 import { startFakeService } from "./fake-service";
-import { makePersistDir, REPO_ROOT, startFailpointSink, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
+import { startFailpointSink } from "./wrangler";
 
 type Chunk = {
   id: string;
@@ -444,75 +443,6 @@ describe("verify-export copy", () => {
       expect(b.out).toContain("problem: event 1: seq 2");
     } finally {
       rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-describe("the test wrangler config", () => {
-  it("is wrangler.toml without its [build] table, every other table kept", () => {
-    const toml = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
-    expect(toml).toMatch(/^\[build\]$/m);
-    const stripped = withoutBuild(toml);
-    expect(stripped).not.toMatch(/^\[build\]|^watch_dir|^command = /m);
-    const tables = (t: string) => t.match(/^\[+[^\]]+\]+$/gm) ?? [];
-    expect(tables(stripped)).toEqual(tables(toml).filter((h) => h !== "[build]"));
-    const generated = readFileSync(testConfigPath(), "utf8");
-    expect(generated).toContain(`main = ${JSON.stringify(join(REPO_ROOT, "src/worker.ts"))}`);
-    expect(generated).not.toMatch(/^\[build\]/m);
-  });
-});
-
-describe("wrangler dev harness", () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
-  it("starts on free ports, answers /healthz, and kill9 takes the whole process group down", async () => {
-    const persistTo = makePersistDir();
-    dirs.push(persistTo);
-    const w = await startWrangler({ persistTo, vars: { API_TOKENS: "harness-token" } });
-    try {
-      expect(w.url).toBe(`http://127.0.0.1:${w.port}`);
-      expect(w.logs()).toMatch(/Ready on http:\/\/127\.0\.0\.1:\d+/);
-      expect((await fetch(`${w.url}/healthz`)).status).toBe(200);
-      // Test processes never run the console build and never watch for changes (issue 13).
-      expect(w.logs()).not.toMatch(/custom build|restarting build/);
-      await w.kill9();
-      expect(w.exited).toBe(true);
-      expect(() => process.kill(-w.pid, 0)).toThrow();
-      await expect(fetch(`${w.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
-    } finally {
-      await w.stop();
-    }
-    // Restart on the same persist dir, then a graceful stop.
-    const again = await startWrangler({ persistTo, vars: { API_TOKENS: "harness-token" } });
-    expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
-    await again.stop();
-    expect(again.exited).toBe(true);
-    expect(() => process.kill(-again.pid, 0)).toThrow();
-  });
-});
-
-describe("two cases from one config", () => {
-  // A crash case sat at its failpoint while the next case started: the start rewrote the
-  // shared config file, the watching wrangler reloaded workerd, and the object recovered the
-  // call before the kill (the idempotent F5 case saw its request twice).
-  it("starting a second wrangler from a config leaves the first one's workerd running", async () => {
-    const dirs = [makePersistDir(), makePersistDir()];
-    const first = await startWrangler({ persistTo: dirs[0]!, config: customToolsConfig(), vars: { API_TOKENS: "t" } });
-    try {
-      const second = await startWrangler({
-        persistTo: dirs[1]!,
-        config: customToolsConfig(),
-        vars: { API_TOKENS: "t" },
-      });
-      await second.stop();
-      expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
-      expect(first.logs()).not.toContain("Reloading local server");
-    } finally {
-      await first.stop();
-      for (const d of dirs) rmSync(d, { recursive: true, force: true });
     }
   });
 });
