@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { ApiError, describeIssues, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
+import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
 import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
 import type { ChatTurn } from "../../session/commands";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
-import { queryInt } from "../schemas";
+import { parseInput, queryInt } from "../schemas";
+import { parsedBody } from "../turns";
 import { callerOf, type EdgeApp, type EdgeContext } from "../types";
 import { assistantMessageId, UIMessagesFold } from "./messages";
 import { ChatParts } from "./parts";
@@ -104,13 +105,11 @@ export function chatRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const stub = chatStub(c, c.req.param("id") ?? "");
       const caller = callerOf(c);
-      const q = MessagesQuery.safeParse(c.req.query());
-      const limit = (q.success ? q.data.limit : undefined) ?? MESSAGES_DEFAULT;
-      const before = q.success ? q.data.before : undefined;
       // The object checks the caller (404) before the query (400).
-      const query = q.success
-        ? { ok: true as const, value: { limit, ...(before !== undefined ? { before } : {}) } }
-        : { ok: false as const, message: `query: ${describeIssues(q.error)}` };
+      const query = await parsedBody(() => {
+        const q = parseInput(MessagesQuery, c.req.query(), "query");
+        return { limit: q.limit ?? MESSAGES_DEFAULT, ...(q.before !== undefined ? { before: q.before } : {}) };
+      });
       // Found through an index: only the events of those messages are read.
       const window = unwrap(await stub.chatWindow(caller, query));
       const through = window.through;
@@ -123,7 +122,8 @@ export function chatRoutes(app: EdgeApp): void {
         if (page.events.length < EVENTS_PAGE || events.length < page.events.length) break;
         after = page.events[page.events.length - 1]!.seq;
       }
-      return c.json(fold.messages.slice(-limit));
+      // `query` parsed: a failed one was answered 400 by `chatWindow`.
+      return c.json(fold.messages.slice(query.ok ? -query.value.limit : 0));
     },
   });
 }
