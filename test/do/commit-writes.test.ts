@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { catchUpWork, listRuns } from "../../src/features/work/cache";
 import { type EventDraft, EventStore } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
-import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { applyMigrations, type SqlLike } from "../../src/storage";
+import { runtimeOn as freshRuntime } from "./runtime-on";
 
 /**
  * What one commit writes (docs/design.md#3-storage): an ordinary event is one INSERT, with no
@@ -46,23 +46,11 @@ function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): P
 }
 
 function runtimeOn(p: { sql: SqlLike; tx: <T>(fn: () => T) => T }, id: string) {
-  const store = new EventStore(p.sql, id, p.tx);
-  const runtime = new SessionRuntime({
-    sessionId: id,
-    store,
-    sql: p.sql,
-    transactionSync: p.tx,
-    setAlarm: async () => {},
-    deleteAlarm: async () => {},
+  return freshRuntime(p.sql, p.tx, id, {
     providerFor: () => {
       throw new Error("no model in this test");
     },
-    fetch,
-    config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
-    onCommit: () => {},
-    onDelta: () => {},
   });
-  return { runtime, store };
 }
 
 const turn = { turnId: "t-1", runId: "r-1", invocationId: "i-1" };

@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import { assembleContext, loadLatestCheckpoint } from "../../src/context";
 import { requestDigest } from "../../src/context/request-digest";
 import { canonical, type EventDraft, EventStore } from "../../src/log";
-import { createProvider } from "../../src/model";
 import type { ModelConfig } from "../../src/model/types";
-import { SessionRuntime } from "../../src/runtime/session-runtime";
+import type { SessionRuntime } from "../../src/runtime/session-runtime";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { rowCounting } from "./row-counting";
+import { runtimeOn as freshRuntime } from "./runtime-on";
 
 const MODEL: ModelConfig = { provider: "demo", name: "demo", contextWindow: 1_000_000, maxOutputTokens: 8192 };
 
@@ -21,24 +21,9 @@ function inFreshObject<T>(name: string, fn: (state: DurableObjectState) => T): P
   });
 }
 
-/** A runtime over the object's storage, as a new instance after an eviction would make it. */
+/** A runtime over the object's storage (`sql` may count its rows), as a new instance after an eviction would make it. */
 function runtimeOn(state: DurableObjectState, id: string, sql: SqlLike = state.storage.sql) {
-  const transactionSync = <T>(fn: () => T): T => state.storage.transactionSync(fn);
-  const store = new EventStore(sql, id, transactionSync);
-  const runtime = new SessionRuntime({
-    sessionId: id,
-    store,
-    sql,
-    transactionSync,
-    setAlarm: async () => {},
-    deleteAlarm: async () => {},
-    providerFor: (m) => createProvider(m, {}),
-    fetch,
-    config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
-    onCommit: () => {},
-    onDelta: () => {},
-  });
-  return { runtime, store };
+  return freshRuntime(sql, (fn) => state.storage.transactionSync(fn), id);
 }
 
 const note = (i: number): EventDraft => ({

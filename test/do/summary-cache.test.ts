@@ -1,11 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { EventStore } from "../../src/log";
-import { createProvider } from "../../src/model";
-import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { settledTo } from "./drive";
 import { api, createSession } from "./helpers";
+import { runtimeOn } from "./runtime-on";
 
 describe("the session summary is a cache of the log", () => {
   it("is rebuilt from the log when its rows are lost, giving the same Session", async () => {
@@ -17,21 +15,8 @@ describe("the session summary is a cache of the log", () => {
       const sql = state.storage.sql;
       const keys = sql.exec<{ key: string; bytes: number }>("SELECT key, length(value) AS bytes FROM meta").toArray();
       sql.exec("DELETE FROM meta");
-      const transactionSync = <T>(fn: () => T): T => state.storage.transactionSync(fn);
       // A fresh runtime over the same storage, as after an eviction.
-      const runtime = new SessionRuntime({
-        sessionId: s.id,
-        store: new EventStore(sql, s.id, transactionSync),
-        sql,
-        transactionSync,
-        setAlarm: async () => {},
-        deleteAlarm: async () => {},
-        providerFor: (m) => createProvider(m, {}),
-        fetch,
-        config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
-        onCommit: () => {},
-        onDelta: () => {},
-      });
+      const { runtime } = runtimeOn(sql, (fn) => state.storage.transactionSync(fn), s.id);
       const cachedAgain = sql
         .exec("SELECT key FROM meta ORDER BY key")
         .toArray()
@@ -56,20 +41,7 @@ describe("the session summary is a cache of the log", () => {
       const legacy = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").one().value;
       const lying = { ...JSON.parse(legacy).summary, title: "not from the log" };
       sql.exec("UPDATE meta SET value = ? WHERE key = 'summary'", JSON.stringify(lying));
-      const transactionSync = <T>(fn: () => T): T => state.storage.transactionSync(fn);
-      const runtime = new SessionRuntime({
-        sessionId: s.id,
-        store: new EventStore(sql, s.id, transactionSync),
-        sql,
-        transactionSync,
-        setAlarm: async () => {},
-        deleteAlarm: async () => {},
-        providerFor: (m) => createProvider(m, {}),
-        fetch,
-        config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
-        onCommit: () => {},
-        onDelta: () => {},
-      });
+      const { runtime } = runtimeOn(sql, (fn) => state.storage.transactionSync(fn), s.id);
       const row = JSON.parse(sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'summary'").one().value);
       return { rebuilt: runtime.session(), row };
     });
