@@ -216,13 +216,13 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
   info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
   info("  parts @10k: chain SHA-256 (node:crypto createHash), µs", span(pr.hash!.cpu));
   info(
-    "  parts @10k: INSERT 8 columns plain / +2 indexes / +transactionSync, µs",
+    "  parts @10k: INSERT (8 columns, 4 bound) plain / +2 indexes / +transactionSync, µs",
     `${fmt(pr.insertPlain!.cpu.median)} / ${fmt(pr.insertIndexed!.cpu.median)} / ${fmt(pr.insertIndexedTxn!.cpu.median)}`,
   );
   info("  parts @10k: chain SHA-256 of nothing (createHash's own cost), µs", span(pr.hashFixed!.cpu));
   info("  parts @10k: an empty transactionSync, µs", span(pr.txnEmpty!.cpu));
   info(
-    "  parts @10k: event + canonical + chain SHA-256 + 8-column INSERT in one loop / our append, µs",
+    "  parts @10k: event + canonical + chain SHA-256 + INSERT in one loop / our append, µs",
     `${fmt(pr.inline!.cpu.median)} / ${fmt(pr.append!.cpu.median)}`,
   );
   for (const size of SIZES)

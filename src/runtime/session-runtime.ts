@@ -3,7 +3,6 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import { FEATURES } from "../features";
 import type { ChildReport, ChildSpawn } from "../features/children/commands";
 import { ForkPrefixCache } from "../features/fork/prefix-cache";
 import type { Event, EventDraft } from "../log";
