@@ -1,9 +1,12 @@
 /**
- * SHA-256 in plain JavaScript, synchronous, for code that runs where `node:crypto` does not
- * (the browser console). The Worker hashes with `node:crypto` (log/hash.ts); both give the
- * same lowercase hex for the same UTF-8 text.
+ * SHA-256 in plain JavaScript, synchronous, that allocates nothing but its hex answer: the UTF-8
+ * bytes are encoded into one buffer this module keeps, and the message schedule lives in another.
+ * The browser console hashes with it (it has no `node:crypto`), and so does the Worker for short
+ * texts such as an event's chain digest (log/hash.ts; docs/design.md#3-storage says why).
+ * Same lowercase hex as `node:crypto` for the same text; a lone surrogate is encoded as U+FFFD
+ * by both.
  */
-const K = new Uint32Array([
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -14,56 +17,90 @@ const K = new Uint32Array([
   0xc67178f2,
 ]);
 
-const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
+const encoder = new TextEncoder();
+/** The padded message: grown (never shrunk) to the longest text hashed so far. */
+let bytes = new Uint8Array(4096);
+const w = new Int32Array(64);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+const hex32 = (v: number) =>
+  (HEX[(v >>> 24) & 255] as string) +
+  (HEX[(v >>> 16) & 255] as string) +
+  (HEX[(v >>> 8) & 255] as string) +
+  (HEX[v & 255] as string);
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
 export function sha256Text(text: string): string {
-  const data = new TextEncoder().encode(text);
-  const bitLength = data.length * 8;
-  const padded = new Uint8Array((((data.length + 9 + 63) >> 6) << 6) >>> 0);
-  padded.set(data);
-  padded[data.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
-  view.setUint32(padded.length - 4, bitLength >>> 0);
-  const h = new Uint32Array([
-    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-  ]);
-  const w = new Uint32Array(64);
-  for (let off = 0; off < padded.length; off += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
-    for (let i = 16; i < 64; i++) {
-      const a = w[i - 15] as number;
-      const b = w[i - 2] as number;
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
-      w[i] = ((w[i - 16] as number) + s0 + (w[i - 7] as number) + s1) >>> 0;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; 72 more for the padding and the length.
+  if (text.length * 3 + 72 > bytes.length) bytes = new Uint8Array(Math.max(text.length * 3 + 72, bytes.length * 2));
+  const b = bytes;
+  const length = encoder.encodeInto(text, b).written;
+  const total = ((length + 9 + 63) >> 6) << 6;
+  b[length] = 0x80;
+  b.fill(0, length + 1, total - 8);
+  // The length in bits, big-endian, in the last 8 bytes (texts here stay far below 2^53 bits).
+  const high = Math.floor(length / 0x20000000);
+  const low = (length * 8) >>> 0;
+  b[total - 8] = high >>> 24;
+  b[total - 7] = high >>> 16;
+  b[total - 6] = high >>> 8;
+  b[total - 5] = high;
+  b[total - 4] = low >>> 24;
+  b[total - 3] = low >>> 16;
+  b[total - 2] = low >>> 8;
+  b[total - 1] = low;
+  let h0 = 0x6a09e667 | 0;
+  let h1 = 0xbb67ae85 | 0;
+  let h2 = 0x3c6ef372 | 0;
+  let h3 = 0xa54ff53a | 0;
+  let h4 = 0x510e527f | 0;
+  let h5 = 0x9b05688c | 0;
+  let h6 = 0x1f83d9ab | 0;
+  let h7 = 0x5be0cd19 | 0;
+  for (let off = 0; off < total; off += 64) {
+    for (let i = 0; i < 16; i++) {
+      const j = off + i * 4;
+      w[i] =
+        ((b[j] as number) << 24) | ((b[j + 1] as number) << 16) | ((b[j + 2] as number) << 8) | (b[j + 3] as number);
     }
-    let [a, b, c, d, e, f, g, hh] = h as unknown as number[];
+    for (let i = 16; i < 64; i++) {
+      const x = w[i - 15] as number;
+      const y = w[i - 2] as number;
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+      w[i] = ((w[i - 16] as number) + s0 + (w[i - 7] as number) + s1) | 0;
+    }
+    let a = h0;
+    let c1 = h1;
+    let c2 = h2;
+    let d = h3;
+    let e = h4;
+    let f = h5;
+    let g = h6;
+    let h = h7;
     for (let i = 0; i < 64; i++) {
-      const S1 = rotr(e!, 6) ^ rotr(e!, 11) ^ rotr(e!, 25);
-      const ch = (e! & f!) ^ (~e! & g!);
-      const t1 = (hh! + S1 + ch + (K[i] as number) + (w[i] as number)) >>> 0;
-      const S0 = rotr(a!, 2) ^ rotr(a!, 13) ^ rotr(a!, 22);
-      const maj = (a! & b!) ^ (a! & c!) ^ (b! & c!);
-      const t2 = (S0 + maj) >>> 0;
-      hh = g;
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+      const ch = (e & f) ^ (~e & g);
+      const t1 = (h + S1 + ch + (K[i] as number) + (w[i] as number)) | 0;
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+      const maj = (a & c1) ^ (a & c2) ^ (c1 & c2);
+      h = g;
       g = f;
       f = e;
-      e = (d! + t1) >>> 0;
-      d = c;
-      c = b;
-      b = a;
-      a = (t1 + t2) >>> 0;
+      e = (d + t1) | 0;
+      d = c2;
+      c2 = c1;
+      c1 = a;
+      a = (t1 + S0 + maj) | 0;
     }
-    h[0] = (h[0]! + a!) >>> 0;
-    h[1] = (h[1]! + b!) >>> 0;
-    h[2] = (h[2]! + c!) >>> 0;
-    h[3] = (h[3]! + d!) >>> 0;
-    h[4] = (h[4]! + e!) >>> 0;
-    h[5] = (h[5]! + f!) >>> 0;
-    h[6] = (h[6]! + g!) >>> 0;
-    h[7] = (h[7]! + hh!) >>> 0;
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + c1) | 0;
+    h2 = (h2 + c2) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+    h5 = (h5 + f) | 0;
+    h6 = (h6 + g) | 0;
+    h7 = (h7 + h) | 0;
   }
-  return Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
+  return hex32(h0) + hex32(h1) + hex32(h2) + hex32(h3) + hex32(h4) + hex32(h5) + hex32(h6) + hex32(h7);
 }

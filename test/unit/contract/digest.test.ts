@@ -14,6 +14,22 @@ describe("sha256Text (the browser's hash)", () => {
     for (const t of ["abc", "héllo wörld", "日本語", "😀 emoji", '{"path":"a.txt","content":"x"}'])
       expect(sha256Text(t), t).toBe(nodeSha(t));
   });
+  it("agrees with node:crypto on 2,000 seeded texts, a long one before each short one (its buffer is reused)", () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    // ASCII, Latin-1, CJK, astral pairs, and lone surrogates (both encode those as U+FFFD).
+    const pieces = ["a", "Z", "{", '"', "\\n", "é", "ß", "日", "語", "😀", "\ud800", "\udfff", "\u0000", "~"];
+    const text = (max: number) => Array.from({ length: rand(max) }, () => pieces[rand(pieces.length)]).join("");
+    for (let i = 0; i < 1_000; i++) {
+      const long = text(3_000);
+      const short = text(70);
+      expect(sha256Text(long)).toBe(nodeSha(long));
+      expect(sha256Text(short), JSON.stringify(short)).toBe(nodeSha(short));
+    }
+  });
   it("is the known digest of the empty string and of abc", () => {
     expect(sha256Text("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(sha256Text("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { canonical, chainDigest, type Event, GENESIS_DIGEST, sha256Hex, verifyRows } from "../../../src/log";
+import { SMALL_TEXT } from "../../../src/log/hash";
 import { newLog } from "../support/fixtures";
 
 /** The independent verifier, a verbatim copy of the one published beside the contract. */
@@ -301,5 +302,18 @@ describe.concurrent("tools/verify-export.mjs agrees on the same events", () => {
     const r = await runVerifier(chain(ev.events), "nodispatch");
     expect(r.out).toContain("ok response without dispatch");
     expect(r.status).toBe(1);
+  });
+});
+
+describe("sha256Hex on either side of the small-text bound", () => {
+  it("gives node:crypto's digest for texts just under, at and over SMALL_TEXT, and for bytes", () => {
+    const node = (d: string | Uint8Array) => createHash("sha256").update(d).digest("hex");
+    for (const n of [SMALL_TEXT - 1, SMALL_TEXT, SMALL_TEXT + 1]) {
+      const t = "é😀x".repeat(Math.ceil(n / 4)).slice(0, n);
+      expect(sha256Hex(t), `length ${n}`).toBe(node(t));
+      expect(chainDigest(GENESIS_DIGEST, t)).toBe(node(`${GENESIS_DIGEST}\n${t}`));
+    }
+    const bytes = new TextEncoder().encode("bytes go to node:crypto");
+    expect(sha256Hex(bytes)).toBe(node(bytes));
   });
 });
