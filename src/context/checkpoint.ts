@@ -150,7 +150,9 @@ export function loadLatestCheckpoint(
   // validated last, that answer stands (the log is append-only; its cache row was checked or repaired then).
   const newest =
     deps.sql
-      .exec<{ seq: number }>("SELECT seq FROM events WHERE kind = 'state:checkpoint' ORDER BY seq DESC LIMIT 1")
+      .exec<{ seq: number }>(
+        "SELECT seq FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' ORDER BY seq DESC LIMIT 1",
+      )
       .toArray()[0]?.seq ?? null;
   const known = validated.get(deps.store);
   if (known && known.eventSeq === newest) {
@@ -175,7 +177,7 @@ function scanCheckpoints(deps: { store: EventStore; sql: SqlLike }, options: { r
   for (let i = 0; i < MAX_CHECKPOINT_SCAN; i++) {
     const row = deps.sql
       .exec<{ seq: number; body: string }>(
-        "SELECT seq, body FROM events WHERE kind = 'state:checkpoint' AND seq < ? ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, body FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' AND seq < ? ORDER BY seq DESC LIMIT 1",
         before,
       )
       .toArray()[0];

@@ -36,14 +36,15 @@ const NAME = /^[A-Za-z][\w:.-]{0,63}$/;
 const STATEMENTS = new Map<string, string>();
 const STATEMENTS_MAX = 128;
 const ALL_BOUND =
-  "INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  "INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?)";
 
 /**
- * The event's row: its canonical body, digest and the columns the indexes read. Each bound value
+ * The event's row: its canonical body, digest and the columns the queries read. Each bound value
  * costs workerd's `exec` about 0.3 µs, more than the column's write, so the columns that take a
  * few values (author, visibility, kind, a missing call id) are literals in the statement text: a
- * handful of texts, each prepared once by the runtime's statement cache, and 4 bound values
- * instead of 8 (docs/design.md#3-storage). A value that is not a plain name is bound.
+ * handful of texts, each prepared once by the runtime's statement cache, and 3 bound values
+ * (docs/design.md#3-storage). A value that is not a plain name is bound. `turn_id` is no longer
+ * written: the turn is read from the body (`json_extract(body, '$.turnId')`), for old rows too.
  */
 export function insertEvent(sql: SqlLike, event: Event, body: string): void {
   const kind = eventKind(event);
@@ -54,15 +55,14 @@ export function insertEvent(sql: SqlLike, event: Event, body: string): void {
     const literal = NAME.test(event.author) && NAME.test(event.modelVisibility) && NAME.test(kind);
     if (!literal || STATEMENTS.size >= STATEMENTS_MAX) text = ALL_BOUND;
     else {
-      text = `INSERT INTO events (seq, turn_id, author, visibility, kind, call_id, body, digest) VALUES (?, ?, '${event.author}', '${event.modelVisibility}', '${kind}', ${callId === null ? "NULL" : "?"}, ?, ?)`;
+      text = `INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, '${event.author}', '${event.modelVisibility}', '${kind}', ${callId === null ? "NULL" : "?"}, ?, ?)`;
       STATEMENTS.set(key, text);
     }
   }
-  const turnId = event.turnId ?? null;
   if (text === ALL_BOUND)
-    sql.exec(text, event.seq, turnId, event.author, event.modelVisibility, kind, callId, body, event.digest);
-  else if (callId === null) sql.exec(text, event.seq, turnId, body, event.digest);
-  else sql.exec(text, event.seq, turnId, callId, body, event.digest);
+    sql.exec(text, event.seq, event.author, event.modelVisibility, kind, callId, body, event.digest);
+  else if (callId === null) sql.exec(text, event.seq, body, event.digest);
+  else sql.exec(text, event.seq, callId, body, event.digest);
 }
 
 /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */

@@ -212,7 +212,7 @@ export class EventStore {
       let after = 0;
       for (;;) {
         const page = this.#rows(
-          "kind = 'functionResponse' AND seq > ? AND json_extract(body, '$.actions.stateDelta.offload.sha256') IS NOT NULL ORDER BY seq LIMIT 64",
+          "kind = 'functionResponse' AND author <> 'model' AND seq > ? AND json_extract(body, '$.actions.stateDelta.offload.sha256') IS NOT NULL ORDER BY seq LIMIT 64",
           after,
         );
         for (const row of page) {
@@ -265,7 +265,9 @@ export class EventStore {
 
   /** Approval decisions after `after` (they name a request, not a call, so `readByCall` misses them). */
   readDecisionsAfter(after: number): Event[] {
-    return this.#rows("kind = 'permissionDecision' AND seq > ? ORDER BY seq", after).map(parseRow);
+    return this.#rows("kind = 'permissionDecision' AND author <> 'model' AND seq > ? ORDER BY seq", after).map(
+      parseRow,
+    );
   }
 
   /**
@@ -278,7 +280,7 @@ export class EventStore {
     return this.sql
       .exec<EventRow>(
         `SELECT seq, body, digest FROM events INDEXED BY events_kind
-         WHERE kind IN (${list}) AND (kind != 'text' OR author = 'user') AND seq > ? ORDER BY seq LIMIT ?`,
+         WHERE kind IN (${list}) AND author <> 'model' AND (kind != 'text' OR author = 'user') AND seq > ? ORDER BY seq LIMIT ?`,
         ...kinds,
         after,
         limit,

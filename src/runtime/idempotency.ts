@@ -112,7 +112,7 @@ export function catchUpIdempotency(sql: SqlLike, transactionSync: <T>(fn: () => 
   transactionSync(() => {
     for (let after = through; ; ) {
       const page = rows<{ seq: number; body: string }>(sql)`SELECT seq, body FROM events
-        WHERE kind = 'text' AND author = 'user' AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`;
+        WHERE kind = 'text' AND author = 'user' AND author <> 'model' AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`;
       applyIdempotencyEvents(
         sql,
         page.map((r) => JSON.parse(r.body) as Event),

@@ -219,7 +219,7 @@ export function approvalKnown(sql: SqlLike, requestId: string): boolean {
   if (!REQUEST_ID.test(requestId)) return false;
   // By value among the approval requests (their kind is indexed), never a pattern over bodies.
   return (
-    rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest'
+    rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND author <> 'model'
       AND json_extract(body, '$.actions.permissionRequest.requestId') = ${requestId} LIMIT 1`.length > 0
   );
 }

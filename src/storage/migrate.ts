@@ -2,6 +2,7 @@ import m0001 from "../../migrations/0001_init.sql";
 import m0002 from "../../migrations/0002_model_view.sql";
 import m0003 from "../../migrations/0003_work.sql";
 import m0005 from "../../migrations/0005_records.sql";
+import m0006 from "../../migrations/0006_kind_index.sql";
 import type { SqlLike } from "./sql";
 
 /** Forward-only migrations, in order. The id is the file name without `.sql`. */
@@ -10,6 +11,7 @@ export const MIGRATIONS: { id: string; sql: string }[] = [
   { id: "0002_model_view", sql: m0002 },
   { id: "0003_work", sql: m0003 },
   { id: "0005_records", sql: m0005 },
+  { id: "0006_kind_index", sql: m0006 },
 ];
 
 /**

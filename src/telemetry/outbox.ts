@@ -19,14 +19,16 @@ type Range = { turnId: string; from: number; through: number };
 export function turnRange(sql: SqlLike, turnId: string | null): Range {
   if (turnId === null) {
     const last = rows<{ seq: number; turn_id: string | null }>(sql)`
-      SELECT seq, turn_id FROM events WHERE kind = 'turnClose' ORDER BY seq DESC LIMIT 1`[0];
+      SELECT seq, json_extract(body, '$.turnId') AS turn_id FROM events
+      WHERE kind = 'turnClose' AND author <> 'model' ORDER BY seq DESC LIMIT 1`[0];
     if (!last?.turn_id) throw new ApiError("not_found", "no closed turn");
     turnId = last.turn_id;
   }
   const start = rows<{ seq: number }>(sql)`SELECT MIN(seq) AS seq FROM runs WHERE turn_id = ${turnId}`[0]?.seq;
   if (typeof start !== "number") throw new ApiError("not_found", "unknown turn");
   const close = rows<{ seq: number }>(sql)`
-    SELECT seq FROM events WHERE kind = 'turnClose' AND seq >= ${start} AND turn_id = ${turnId} ORDER BY seq LIMIT 1`[0];
+    SELECT seq FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${start}
+      AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0];
   const through = close?.seq ?? rows<{ seq: number }>(sql)`SELECT MAX(seq) AS seq FROM events`[0]!.seq;
   return { turnId, from: start, through };
 }
@@ -34,16 +36,15 @@ export function turnRange(sql: SqlLike, turnId: string | null): Range {
 /** The turn's own events, and only those of its range. */
 function turnEvents(sql: SqlLike, r: Range): Event[] {
   return rows<{ body: string }>(sql)`
-    SELECT body FROM events WHERE seq >= ${r.from} AND seq <= ${r.through} AND turn_id = ${r.turnId} ORDER BY seq`.map(
-    (row) => JSON.parse(row.body) as Event,
-  );
+    SELECT body FROM events WHERE seq >= ${r.from} AND seq <= ${r.through} AND json_extract(body, '$.turnId') = ${r.turnId}
+    ORDER BY seq`.map((row) => JSON.parse(row.body) as Event);
 }
 
 /** The model as of `seq`: the latest `stateDelta.model` (a PATCH) before it, else the session's own. */
 function modelAt(sql: SqlLike, seq: number): { provider: string; name: string } {
   const patched = rows<{ model: string | null }>(sql)`
     SELECT json_extract(body, '$.actions.stateDelta.model') AS model FROM events
-    WHERE kind IN ('state', 'state:model') AND seq < ${seq}
+    WHERE kind IN ('state', 'state:model') AND author <> 'model' AND seq < ${seq}
       AND json_extract(body, '$.actions.stateDelta.model') IS NOT NULL ORDER BY seq DESC LIMIT 1`[0]?.model;
   const created = rows<{ model: string | null }>(sql)`
     SELECT json_extract(body, '$.actions.stateDelta.session.model') AS model FROM events WHERE seq = 1`[0]?.model;
@@ -74,7 +75,8 @@ function saveOutbox(sql: SqlLike, state: OutboxState): void {
 /** The first closed turn not yet exported. */
 function nextClosed(sql: SqlLike, after: number): { seq: number; turnId: string } | null {
   const row = rows<{ seq: number; turn_id: string | null }>(sql)`
-    SELECT seq, turn_id FROM events WHERE kind = 'turnClose' AND seq > ${after} ORDER BY seq LIMIT 1`[0];
+    SELECT seq, json_extract(body, '$.turnId') AS turn_id FROM events
+    WHERE kind = 'turnClose' AND author <> 'model' AND seq > ${after} ORDER BY seq LIMIT 1`[0];
   return row?.turn_id ? { seq: row.seq, turnId: row.turn_id } : null;
 }
 

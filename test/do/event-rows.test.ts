@@ -1,7 +1,8 @@
 /**
  * docs/design.md#3-storage: each event's row holds its index columns exactly, whichever way its
  * INSERT was written (the few-valued columns as literals in the statement text, or every value
- * bound), and the reads by kind and by call find it.
+ * bound), and the reads by kind and by call find it. The kind index holds every event but the
+ * model's own (test/unit/log/kind-queries.test.ts: every query by kind can read it).
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -11,7 +12,6 @@ import { applyMigrations } from "../../src/storage";
 
 type Columns = {
   seq: number;
-  turn_id: string | null;
   author: string;
   visibility: string;
   kind: string;
@@ -29,7 +29,7 @@ function inFreshObject<T>(fn: (store: EventStore, sql: SqlStorage) => T): Promis
 }
 
 const columns = (sql: SqlStorage) =>
-  sql.exec<Columns>("SELECT seq, turn_id, author, visibility, kind, call_id FROM events ORDER BY seq").toArray();
+  sql.exec<Columns>("SELECT seq, author, visibility, kind, call_id FROM events ORDER BY seq").toArray();
 
 const turn = { turnId: "t-1", runId: "r-1", invocationId: "i-1" };
 
@@ -59,14 +59,13 @@ describe("an event's row", () => {
       return { rows: columns(sql), byCall: store.readByCall("c-1").map((e) => e.seq) };
     });
     expect(rows.rows).toEqual([
-      { seq: 1, turn_id: "t-1", author: "user", visibility: "visible", kind: "text", call_id: null },
-      { seq: 2, turn_id: "t-1", author: "model", visibility: "visible", kind: "text", call_id: null },
-      { seq: 3, turn_id: "t-1", author: "model", visibility: "visible", kind: "functionCall", call_id: "c-1" },
-      { seq: 4, turn_id: "t-1", author: "runtime", visibility: "visible", kind: "functionResponse", call_id: "c-1" },
-      { seq: 5, turn_id: null, author: "user", visibility: "hidden", kind: "state:it's, a key", call_id: null },
+      { seq: 1, author: "user", visibility: "visible", kind: "text", call_id: null },
+      { seq: 2, author: "model", visibility: "visible", kind: "text", call_id: null },
+      { seq: 3, author: "model", visibility: "visible", kind: "functionCall", call_id: "c-1" },
+      { seq: 4, author: "runtime", visibility: "visible", kind: "functionResponse", call_id: "c-1" },
+      { seq: 5, author: "user", visibility: "hidden", kind: "state:it's, a key", call_id: null },
       {
         seq: 6,
-        turn_id: null,
         author: "runtime",
         visibility: "hidden",
         kind: "state:x'); DROP TABLE events; --",
@@ -90,5 +89,31 @@ describe("an event's row", () => {
     expect(out.kinds).toEqual([...Array.from({ length: 300 }, (_, i) => `state:k${i}`), "text"]);
     expect(out.users).toEqual([301]);
     expect(out.verify).toEqual([]);
+  });
+});
+
+describe("the kind index", () => {
+  it("holds the events a query by kind can ask for, and none of the model's own", async () => {
+    const out = await inFreshObject((store, sql) => {
+      store.append([{ author: "user", modelVisibility: "visible", ...turn, content: { type: "text", text: "hi" } }]);
+      store.append([{ author: "model", modelVisibility: "visible", ...turn, content: { type: "text", text: "yo" } }]);
+      store.append([
+        { author: "runtime", modelVisibility: "hidden", ...turn, actions: { turnClose: { reason: "completed" } } },
+      ]);
+      const indexed = sql
+        .exec<{ seq: number }>("SELECT seq FROM events INDEXED BY events_kind WHERE author <> 'model' ORDER BY seq")
+        .toArray()
+        .map((r) => r.seq);
+      const plan = sql
+        .exec<{ detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT seq FROM events WHERE kind = 'turnClose' AND author <> 'model' ORDER BY seq DESC LIMIT 1",
+        )
+        .toArray()
+        .map((r) => r.detail)
+        .join("; ");
+      return { indexed, plan };
+    });
+    expect(out.indexed).toEqual([1, 3]);
+    expect(out.plan).toContain("USING INDEX events_kind");
   });
 });

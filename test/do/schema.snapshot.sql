@@ -2,7 +2,7 @@
 CREATE INDEX events_call ON events (call_id) WHERE call_id IS NOT NULL;
 
 -- index events_kind
-CREATE INDEX events_kind ON events (kind, seq);
+CREATE INDEX events_kind ON events (kind, seq) WHERE author <> 'model';
 
 -- index runs_seq
 CREATE INDEX runs_seq ON runs (seq);

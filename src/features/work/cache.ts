@@ -104,8 +104,8 @@ export function oldestQueuedRun(sql: SqlLike): RunRow | null {
 export function turnOfRunId(sql: SqlLike, runId: string): string | null | undefined {
   const row = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM runs WHERE run_id = ${runId}`[0];
   if (row) return row.turn_id;
-  const takeover = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM events
-    WHERE kind = 'state:runStarted' AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
+  const takeover = rows<{ turn_id: string | null }>(sql)`SELECT json_extract(body, '$.turnId') AS turn_id FROM events
+    WHERE kind = 'state:runStarted' AND author <> 'model' AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
     LIMIT 1`[0];
   return takeover ? takeover.turn_id : undefined;
 }
