@@ -28,6 +28,14 @@ export async function runProfiles(): Promise<void> {
       });
       console.log(`\n== ${title} (${times} turns)\n${summarize(profile)}`);
     }
+    // The commit path (the append contest's commit contender, here with the log growing).
+    await fillShaped(bench, "commit-1000", 1_000, {});
+    {
+      const { profile } = await withCpuProfile(inspector, async () => {
+        for (let i = 0; i < 10; i++) await bench.call("BENCH_SESSION", "commit-1000", "benchCommit", [2_500]);
+      });
+      console.log(`\n== the commit path: 10 × 2,500 commits of one event\n${summarize(profile)}`);
+    }
     for (const cold of [false, true]) {
       await bench.call("BENCH_SESSION", "rec-100000", "benchRewind", [cold]);
       await bench.callExpectingError("BENCH_SESSION", "rec-100000", "benchAbort");

@@ -230,7 +230,9 @@ export class BenchSession extends SessionObject {
 
   /**
    * `k` commits of one ~500-byte event each through `SessionRuntime.commit`: what the runtime
-   * pays per event (the append, the summary fold and its `meta` write, the change check).
+   * pays per event (the append, the summary fold and its `meta` write, the change check). The
+   * append contest takes the session back to its mark after each call (`benchRewind`, untimed),
+   * so every batch starts at the same log size, as its other contenders' do.
    */
   benchCommit(k: number) {
     this.#quiet();
