@@ -4,7 +4,7 @@
  * fields omitted. Arrays keep their order.
  *
  * Written for an append's cost (docs/design.md#3-storage): one string built by appending, keys
- * sorted in place only when out of order, quoted keys remembered.
+ * sorted only when out of order (and a recent order reused), quoted keys remembered.
  */
 export function canonical(value: unknown): string {
   // A string with nothing to escape is quoted as it is (JSON.stringify copies it, at ~2 ns a char).
@@ -23,10 +23,10 @@ export function canonical(value: unknown): string {
     return `${out}]`;
   }
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj);
+  let keys = Object.keys(obj);
   for (let i = 1; i < keys.length; i++) {
     if ((keys[i - 1] as string) > (keys[i] as string)) {
-      keys.sort();
+      keys = sortedOrder(keys);
       break;
     }
   }
@@ -40,6 +40,26 @@ export function canonical(value: unknown): string {
     out += canonical(v);
   }
   return `${out}}`;
+}
+
+/**
+ * Key orders sorted lately, by the order the keys came in: objects built the same way (an event
+ * from its draft and its seq, session and time) have the same keys in the same order, and reuse
+ * the sorted order instead of sorting again. A few kept, the oldest dropped.
+ */
+const ORDERS: { keys: string[]; sorted: string[] }[] = [];
+const ORDERS_KEPT = 16;
+
+function sortedOrder(keys: string[]): string[] {
+  next: for (const o of ORDERS) {
+    if (o.keys.length !== keys.length) continue;
+    for (let i = 0; i < keys.length; i++) if (o.keys[i] !== keys[i]) continue next;
+    return o.sorted;
+  }
+  const sorted = keys.slice().sort();
+  if (ORDERS.length >= ORDERS_KEPT) ORDERS.shift();
+  ORDERS.push({ keys, sorted });
+  return sorted;
 }
 
 /**
@@ -80,3 +100,4 @@ export function canonicalOnce(value: unknown): string {
   if (text.length >= REMEMBER_CHARS) remembered.set(value, text);
   return text;
 }
+

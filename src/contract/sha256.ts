@@ -21,13 +21,13 @@ const encoder = new TextEncoder();
 /** The padded message: grown (never shrunk) to the longest text hashed so far. */
 let bytes = new Uint8Array(4096);
 const w = new Int32Array(64);
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The answer's 64 hex digits as char codes, turned into one string at the end. */
+const out: number[] = new Array(64).fill(0);
+const DIGITS = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 
-const hex32 = (v: number) =>
-  (HEX[(v >>> 24) & 255] as string) +
-  (HEX[(v >>> 16) & 255] as string) +
-  (HEX[(v >>> 8) & 255] as string) +
-  (HEX[v & 255] as string);
+function put(at: number, v: number) {
+  for (let j = 0; j < 8; j++) out[at + j] = DIGITS[(v >>> (28 - 4 * j)) & 15] as number;
+}
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
 export function sha256Text(text: string): string {
@@ -102,5 +102,13 @@ export function sha256Text(text: string): string {
     h6 = (h6 + g) | 0;
     h7 = (h7 + h) | 0;
   }
-  return hex32(h0) + hex32(h1) + hex32(h2) + hex32(h3) + hex32(h4) + hex32(h5) + hex32(h6) + hex32(h7);
+  put(0, h0);
+  put(8, h1);
+  put(16, h2);
+  put(24, h3);
+  put(32, h4);
+  put(40, h5);
+  put(48, h6);
+  put(56, h7);
+  return String.fromCharCode.apply(null, out);
 }

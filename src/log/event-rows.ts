@@ -32,11 +32,29 @@ export function parseRow(row: EventRow): Event {
 
 /** A value that can stand in the statement text as a SQL literal: a plain name, no quote. */
 const NAME = /^[A-Za-z][\w:.-]{0,63}$/;
-/** Statement texts by their literal columns; past the bound, new combinations bind every value. */
-const STATEMENTS = new Map<string, string>();
+/** Statement texts by kind, author and visibility: [without a call id, with one]. */
+const STATEMENTS = new Map<string, Map<string, Map<string, readonly [string, string]>>>();
+/** Past this many combinations, new ones bind every value. */
 const STATEMENTS_MAX = 128;
+let remembered = 0;
 const ALL_BOUND =
   "INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+function statementsFor(author: string, visibility: string, kind: string): readonly [string, string] | null {
+  const hit = STATEMENTS.get(kind)?.get(author)?.get(visibility);
+  if (hit) return hit;
+  if (remembered >= STATEMENTS_MAX || !NAME.test(author) || !NAME.test(visibility) || !NAME.test(kind)) return null;
+  const text = (callId: string) =>
+    `INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, '${author}', '${visibility}', '${kind}', ${callId}, ?, ?)`;
+  const pair = [text("NULL"), text("?")] as const;
+  let byAuthor = STATEMENTS.get(kind);
+  if (!byAuthor) STATEMENTS.set(kind, (byAuthor = new Map()));
+  let byVisibility = byAuthor.get(author);
+  if (!byVisibility) byAuthor.set(author, (byVisibility = new Map()));
+  byVisibility.set(visibility, pair);
+  remembered++;
+  return pair;
+}
 
 /**
  * The event's row: its canonical body, digest and the columns the queries read. Each bound value
@@ -49,20 +67,10 @@ const ALL_BOUND =
 export function insertEvent(sql: SqlLike, event: Event, body: string): void {
   const kind = eventKind(event);
   const callId = eventCallId(event);
-  const key = `${event.author}|${event.modelVisibility}|${kind}|${callId === null ? 0 : 1}`;
-  let text = STATEMENTS.get(key);
-  if (text === undefined) {
-    const literal = NAME.test(event.author) && NAME.test(event.modelVisibility) && NAME.test(kind);
-    if (!literal || STATEMENTS.size >= STATEMENTS_MAX) text = ALL_BOUND;
-    else {
-      text = `INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, '${event.author}', '${event.modelVisibility}', '${kind}', ${callId === null ? "NULL" : "?"}, ?, ?)`;
-      STATEMENTS.set(key, text);
-    }
-  }
-  if (text === ALL_BOUND)
-    sql.exec(text, event.seq, event.author, event.modelVisibility, kind, callId, body, event.digest);
-  else if (callId === null) sql.exec(text, event.seq, body, event.digest);
-  else sql.exec(text, event.seq, callId, body, event.digest);
+  const texts = statementsFor(event.author, event.modelVisibility, kind);
+  if (!texts) sql.exec(ALL_BOUND, event.seq, event.author, event.modelVisibility, kind, callId, body, event.digest);
+  else if (callId === null) sql.exec(texts[0], event.seq, body, event.digest);
+  else sql.exec(texts[1], event.seq, callId, body, event.digest);
 }
 
 /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */

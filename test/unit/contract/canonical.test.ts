@@ -41,6 +41,30 @@ describe("canonical: key order", () => {
   });
 });
 
+describe("canonical: a key order sorted once is reused only for the same keys in the same order", () => {
+  it("gives the oracle's text for 40 shapes, each seen 5 times, interleaved (more shapes than it keeps)", () => {
+    const shapes = Array.from({ length: 40 }, (_, s) => {
+      const keys = ["z", "m", "a", `k${s}`, "b"].slice(0, 2 + (s % 4));
+      return s % 2 === 0 ? keys : [...keys].reverse();
+    });
+    for (let round = 0; round < 5; round++)
+      for (const [s, keys] of shapes.entries()) {
+        const value = Object.fromEntries(keys.map((k, i) => [k, { [`${k}2`]: round, a: i, [k]: s }]));
+        expect(canonical(value), JSON.stringify(keys)).toBe(oracle(value));
+      }
+  });
+  it("an object with the same keys in another order, or one key more, is not given a kept order", () => {
+    for (const value of [
+      { c: 1, b: 2, a: 3 },
+      { b: 1, c: 2, a: 3 },
+      { c: 1, b: 2, a: 3, d: 4 },
+      { c: 1, b: 2 },
+      { c: 1, b: 2, a: 3 },
+    ])
+      expect(canonical(value)).toBe(oracle(value));
+  });
+});
+
 describe("canonical: null, undefined and absent fields", () => {
   const cases: [string, unknown, string][] = [
     ["null value kept", { a: null }, '{"a":null}'],
