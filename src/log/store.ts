@@ -50,11 +50,9 @@ export class EventStore {
   }
 
   /**
-   * Appends events and the writes `prepare` asks for, atomically. `prepare` sees the events as they will be
-   * committed (seq, digest, at) before anything is written, and returns the writes that must join them, or null
-   * when the events are the only write. One event with no blob and no model-view row is then one INSERT, atomic by
-   * itself, with no transaction (docs/design.md#3-storage: a savepoint costs as much as the SHA-256). Whatever
-   * throws, nothing of the append stays.
+   * Appends events and the writes `prepare` asks for (given the events as they will be committed, before anything
+   * is written; null when the events are the only write), atomically. One event with no blob and no model-view row
+   * is then one INSERT, with no transaction (docs/design.md#3-storage). Whatever throws, nothing of it stays.
    */
   appendPrepared(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
     if (drafts.length === 0) return [];
