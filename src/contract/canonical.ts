@@ -35,8 +35,7 @@ export function canonical(value: unknown): string {
     const k = keys[i] as string;
     const v = obj[k];
     if (v === undefined) continue;
-    if (out.length > 1) out += ",";
-    out += quotedKey(k);
+    out += quotedKey(k)[out.length > 1 ? 1 : 0];
     out += canonical(v);
   }
   return `${out}}`;
@@ -69,14 +68,18 @@ function sortedOrder(keys: string[]): string[] {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
 const MUST_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** `JSON.stringify(key) + ":"` for the keys seen most, kept (bounded: keys can come from data). */
-const QUOTED = new Map<string, string>();
+/**
+ * `JSON.stringify(key) + ":"` for a first key and with a comma before it for the others, for the
+ * keys seen most, kept (bounded: keys can come from data).
+ */
+const QUOTED = new Map<string, readonly [string, string]>();
 const QUOTED_MAX = 4096;
 
-function quotedKey(k: string): string {
+function quotedKey(k: string): readonly [string, string] {
   const hit = QUOTED.get(k);
   if (hit !== undefined) return hit;
-  const q = `${JSON.stringify(k)}:`;
+  const first = `${JSON.stringify(k)}:`;
+  const q = [first, `,${first}`] as const;
   if (QUOTED.size < QUOTED_MAX && k.length <= 64) QUOTED.set(k, q);
   return q;
 }

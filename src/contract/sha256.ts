@@ -29,12 +29,31 @@ function put(at: number, v: number) {
   for (let j = 0; j < 8; j++) out[at + j] = DIGITS[(v >>> (28 - 4 * j)) & 15] as number;
 }
 
+/** Room in the buffer for `units` more UTF-16 units (3 bytes each at most) and the padding. */
+function room(units: number): Uint8Array {
+  if (units * 3 + 72 > bytes.length) bytes = new Uint8Array(Math.max(units * 3 + 72, bytes.length * 2));
+  return bytes;
+}
+
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
 export function sha256Text(text: string): string {
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; 72 more for the padding and the length.
-  if (text.length * 3 + 72 > bytes.length) bytes = new Uint8Array(Math.max(text.length * 3 + 72, bytes.length * 2));
+  return digestOf(encoder.encodeInto(text, room(text.length)).written);
+}
+
+/**
+ * `sha256Text(first + "\n" + second)`, without building that string: the chain digest of an
+ * event is the hash of the previous digest, a newline and the event's canonical JSON.
+ */
+export function sha256Lines(first: string, second: string): string {
+  const b = room(first.length + 1 + second.length);
+  const n = encoder.encodeInto(first, b).written;
+  b[n] = 0x0a;
+  return digestOf(n + 1 + encoder.encodeInto(second, b.subarray(n + 1)).written);
+}
+
+/** The digest of the first `length` bytes of the buffer (padded in place). */
+function digestOf(length: number): string {
   const b = bytes;
-  const length = encoder.encodeInto(text, b).written;
   const total = ((length + 9 + 63) >> 6) << 6;
   b[length] = 0x80;
   b.fill(0, length + 1, total - 8);

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { sha256Text } from "../contract/sha256";
+import { sha256Lines, sha256Text } from "../contract/sha256";
 
 /** digest(0): the chain's genesis value. */
 export const GENESIS_DIGEST = "0".repeat(64);
@@ -20,5 +20,6 @@ export function sha256Hex(data: string | Uint8Array): string {
 
 /** digest(n) = sha256_hex(utf8(digest(n-1) + "\n" + canonical(event_n without digest))). */
 export function chainDigest(previous: string, canonicalBody: string): string {
-  return sha256Hex(`${previous}\n${canonicalBody}`);
+  if (previous.length + 1 + canonicalBody.length <= SMALL_TEXT) return sha256Lines(previous, canonicalBody);
+  return createHash("sha256").update(`${previous}\n${canonicalBody}`).digest("hex");
 }

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { argsDigest, canonical, sha256Text } from "../../../src/contract";
+import { sha256Lines } from "../../../src/contract/sha256";
 import { argsDigestOf } from "../../../src/runtime/drafts";
 
 const nodeSha = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -28,6 +29,7 @@ describe("sha256Text (the browser's hash)", () => {
       const short = text(70);
       expect(sha256Text(long)).toBe(nodeSha(long));
       expect(sha256Text(short), JSON.stringify(short)).toBe(nodeSha(short));
+      expect(sha256Lines(short, long)).toBe(nodeSha(`${short}\n${long}`));
     }
   });
   it("is the known digest of the empty string and of abc", () => {
