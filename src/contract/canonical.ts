@@ -103,4 +103,3 @@ export function canonicalOnce(value: unknown): string {
   if (text.length >= REMEMBER_CHARS) remembered.set(value, text);
   return text;
 }
-

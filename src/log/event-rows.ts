@@ -47,10 +47,10 @@ function statementsFor(author: string, visibility: string, kind: string): readon
   const text = (callId: string) =>
     `INSERT INTO events (seq, author, visibility, kind, call_id, body, digest) VALUES (?, '${author}', '${visibility}', '${kind}', ${callId}, ?, ?)`;
   const pair = [text("NULL"), text("?")] as const;
-  let byAuthor = STATEMENTS.get(kind);
-  if (!byAuthor) STATEMENTS.set(kind, (byAuthor = new Map()));
-  let byVisibility = byAuthor.get(author);
-  if (!byVisibility) byAuthor.set(author, (byVisibility = new Map()));
+  const byAuthor = STATEMENTS.get(kind) ?? new Map<string, Map<string, readonly [string, string]>>();
+  STATEMENTS.set(kind, byAuthor);
+  const byVisibility = byAuthor.get(author) ?? new Map<string, readonly [string, string]>();
+  byAuthor.set(author, byVisibility);
   byVisibility.set(visibility, pair);
   remembered++;
   return pair;
