@@ -9,6 +9,9 @@
 export function canonical(value: unknown): string {
   // A string with nothing to escape is quoted as it is (JSON.stringify copies it, at ~2 ns a char).
   if (typeof value === "string") return MUST_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+  // As JSON.stringify writes them, without a call into it: a finite number as String() does, else null.
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value);
     // JSON.stringify(undefined) is undefined; inside arrays it must read as null, like JSON.stringify does.

@@ -17,15 +17,19 @@ function payloadOf(e: Pick<Event, "content">): unknown {
  * (canonical JSON holds every string at least at its length). Stops counting once past.
  */
 export function payloadOverLimit(e: Pick<Event, "content">): boolean {
-  let left = INLINE_EVENT_LIMIT;
-  const walk = (v: unknown): boolean => {
-    if (typeof v === "string") {
-      left -= v.length;
-      return left < 0;
-    }
-    if (Array.isArray(v)) return v.some(walk);
-    if (v && typeof v === "object") return Object.values(v).some(walk);
-    return false;
-  };
-  return walk(payloadOf(e));
+  const payload = payloadOf(e);
+  // A model's text, the common case, is one string.
+  if (typeof payload === "string") return payload.length > INLINE_EVENT_LIMIT;
+  return stringsPast(payload, INLINE_EVENT_LIMIT) < 0;
+}
+
+/** `left` less the lengths of the strings in `v`, stopping once below zero. */
+function stringsPast(v: unknown, left: number): number {
+  if (typeof v === "string") return left - v.length;
+  if (v === null || typeof v !== "object") return left;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) {
+    left = stringsPast(x, left);
+    if (left < 0) return left;
+  }
+  return left;
 }
