@@ -18,8 +18,10 @@ const K = new Int32Array([
 ]);
 
 const encoder = new TextEncoder();
-/** The padded message: grown (never shrunk) to the longest text hashed so far. */
+/** The padded message: grown to the longest text hashed so far, up to KEPT bytes. */
 let bytes = new Uint8Array(4096);
+/** A longer text (the browser verifying a large event) is encoded into a buffer used once. */
+const KEPT = 64 * 1024;
 const w = new Int32Array(64);
 /** The answer's 64 hex digits as char codes, turned into one string at the end. */
 const out: number[] = new Array(64).fill(0);
@@ -29,15 +31,19 @@ function put(at: number, v: number) {
   for (let j = 0; j < 8; j++) out[at + j] = DIGITS[(v >>> (28 - 4 * j)) & 15] as number;
 }
 
-/** Room in the buffer for `units` more UTF-16 units (3 bytes each at most) and the padding. */
+/** A buffer with room for `units` UTF-16 units (3 bytes each at most) and the padding. */
 function room(units: number): Uint8Array {
-  if (units * 3 + 72 > bytes.length) bytes = new Uint8Array(Math.max(units * 3 + 72, bytes.length * 2));
+  const need = units * 3 + 72;
+  if (need <= bytes.length) return bytes;
+  if (need > KEPT) return new Uint8Array(need);
+  bytes = new Uint8Array(Math.min(KEPT, Math.max(need, bytes.length * 2)));
   return bytes;
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 encoding of `text`. */
 export function sha256Text(text: string): string {
-  return digestOf(encoder.encodeInto(text, room(text.length)).written);
+  const b = room(text.length);
+  return digestOf(b, encoder.encodeInto(text, b).written);
 }
 
 /**
@@ -48,12 +54,11 @@ export function sha256Lines(first: string, second: string): string {
   const b = room(first.length + 1 + second.length);
   const n = encoder.encodeInto(first, b).written;
   b[n] = 0x0a;
-  return digestOf(n + 1 + encoder.encodeInto(second, b.subarray(n + 1)).written);
+  return digestOf(b, n + 1 + encoder.encodeInto(second, b.subarray(n + 1)).written);
 }
 
-/** The digest of the first `length` bytes of the buffer (padded in place). */
-function digestOf(length: number): string {
-  const b = bytes;
+/** The digest of the first `length` bytes of `b` (padded in place). */
+function digestOf(b: Uint8Array, length: number): string {
   const total = ((length + 9 + 63) >> 6) << 6;
   b[length] = 0x80;
   b.fill(0, length + 1, total - 8);
