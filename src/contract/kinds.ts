@@ -2,7 +2,8 @@ import type { Event } from "./event";
 
 /** The kind column: one word that lets projections query the log by what an event is. */
 export function eventKind(e: Pick<Event, "content" | "actions">): string {
-  const a = e.actions ?? {};
+  const a = e.actions;
+  if (!a) return e.content?.type ?? "runtime";
   if (a.turnClose) return "turnClose";
   if (a.modelRequest) return "modelRequest";
   if (a.toolDispatch) return "toolDispatch";
@@ -19,6 +20,6 @@ export function eventKind(e: Pick<Event, "content" | "actions">): string {
 export function eventCallId(e: Pick<Event, "content" | "actions">): string | null {
   const c = e.content;
   if (c?.type === "functionCall" || c?.type === "functionResponse") return c.callId;
-  const a = e.actions ?? {};
-  return a.toolDispatch?.callId ?? a.permissionRequest?.callId ?? null;
+  const a = e.actions;
+  return a?.toolDispatch?.callId ?? a?.permissionRequest?.callId ?? null;
 }

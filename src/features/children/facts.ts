@@ -59,35 +59,35 @@ export function parseSpawnedBy(v: unknown): SpawnedBy | null {
 
 /** Folds one event into the children state. */
 export function reduceChildren(prev: ChildrenState | undefined, e: Event): ChildrenState {
-  const s: ChildrenState = prev ?? initialChildren(null);
-  const a = e.actions ?? {};
-  const delta = a.stateDelta;
-  let next = s;
-  const set = (patch: Partial<ChildrenState>) => {
-    next = { ...next, ...patch };
-  };
-  if (a.toolDispatch?.tool === SPAWN_TOOL)
-    set({ awaiting: [...next.awaiting, { callId: a.toolDispatch.callId, runId: e.runId ?? "" }] });
+  let next: ChildrenState = prev ?? initialChildren(null);
+  // Most events change nothing here: no closure and no object is made for them.
+  const a = e.actions;
+  const delta = a?.stateDelta;
+  if (a?.toolDispatch?.tool === SPAWN_TOOL)
+    next = { ...next, awaiting: [...next.awaiting, { callId: a.toolDispatch.callId, runId: e.runId ?? "" }] };
   const c = e.content;
   if (c?.type === "functionResponse" && next.awaiting.some((w) => w.callId === c.callId))
-    set({ awaiting: next.awaiting.filter((w) => w.callId !== c.callId) });
-  if (next.spawnedBy && next.goalTurnId === null && e.author === "user" && e.content?.type === "text" && e.turnId)
-    set({ goalTurnId: e.turnId, goalTurnSeq: e.seq });
+    next = { ...next, awaiting: next.awaiting.filter((w) => w.callId !== c.callId) };
+  if (next.spawnedBy && next.goalTurnId === null && e.author === "user" && c?.type === "text" && e.turnId)
+    next = { ...next, goalTurnId: e.turnId, goalTurnSeq: e.seq };
   if (next.goalTurnId !== null && e.turnId === next.goalTurnId && !next.report && !next.reported && isResultText(e))
-    set({ resultSeq: e.seq });
-  if (a.turnClose) {
-    set({ awaiting: [] });
+    next = { ...next, resultSeq: e.seq };
+  if (a?.turnClose) {
+    next = { ...next, awaiting: [] };
     if (next.spawnedBy && !next.reported && !next.report && e.turnId && e.turnId === next.goalTurnId)
-      set({ report: { turnId: e.turnId, status: a.turnClose.reason } });
+      next = { ...next, report: { turnId: e.turnId, status: a.turnClose.reason } };
   }
-  if (delta?.reportAcked) set({ report: null, reported: true });
+  if (delta?.reportAcked) next = { ...next, report: null, reported: true };
   const stop = delta?.stopChildren as { callIds?: unknown } | undefined;
   if (stop && Array.isArray(stop.callIds))
-    set({ stops: [...new Set([...next.stops, ...stop.callIds.filter((c): c is string => typeof c === "string")])] });
+    next = {
+      ...next,
+      stops: [...new Set([...next.stops, ...stop.callIds.filter((c): c is string => typeof c === "string")])],
+    };
   const acked = delta?.childStopAcked as { callIds?: unknown } | undefined;
   if (acked && Array.isArray(acked.callIds)) {
     const done = new Set(acked.callIds);
-    set({ stops: next.stops.filter((c) => !done.has(c)) });
+    next = { ...next, stops: next.stops.filter((c) => !done.has(c)) };
   }
   return next;
 }
