@@ -2,13 +2,14 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { validateSummary } from "../../src/context";
 import type { ChildrenPort } from "../../src/features/children/commands";
-import { type Event, EventStore } from "../../src/log";
+import type { Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
-import { type DeltaFrame, type RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import type { DeltaFrame, RuntimePolicy, SessionRuntime } from "../../src/runtime";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 import type { McpHub } from "../../src/tools/mcp";
+import { runtimeOn } from "./runtime-on";
 
 /** ~chars/4 of a request as sent: the same measure the runtime budgets with. */
 export function requestChars(r: Pick<ModelRequest, "messages" | "tools">): number {
@@ -143,12 +144,7 @@ export async function withSession<T>(
     const sessionId = state.id.toString();
     const deltas: DeltaFrame[] = [];
     const make = (provider: ModelProvider, providerFor = opts.providerFor) => {
-      const store = new EventStore(sql, sessionId, transactionSync);
-      const runtime = new SessionRuntime({
-        sessionId,
-        store,
-        sql,
-        transactionSync,
+      return runtimeOn(sql, transactionSync, sessionId, {
         setAlarm: async (at) => opts.setAlarm?.(at),
         deleteAlarm: async () => opts.deleteAlarm?.(),
         providerFor: providerFor ?? (() => provider),
@@ -157,14 +153,12 @@ export async function withSession<T>(
           httpAllowedHosts: parseAllowedHosts("data.test"),
           offloadThresholdBytes: opts.offloadThresholdBytes ?? 32_768,
         },
-        onCommit: () => {},
         onDelta: (f) => deltas.push(f),
         policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0], ...opts.policy },
         ...(opts.mcp ? { mcp: opts.mcp() } : {}),
         ...(opts.now ? { now: opts.now } : {}),
         ...(opts.children ? { children: opts.children } : {}),
       });
-      return { store, runtime };
     };
     const { store, runtime } = make(opts.provider);
     runtime.create({

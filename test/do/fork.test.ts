@@ -7,15 +7,15 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createFork, type ForkSource, readForkSource } from "../../src/features/fork/commands";
-import { type Event, EventStore } from "../../src/log";
+import type { Event } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
-import { SessionRuntime } from "../../src/runtime";
 import { pullArchive } from "../../src/session/fork-archive";
 import { applyMigrations } from "../../src/storage";
 import { listFiles, readFileRow } from "../../src/tools";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
 import { settledTo } from "./drive";
 import { allEvents, api, createSession, expectError, OTHER_TOKEN } from "./helpers";
+import { runtimeOn } from "./runtime-on";
 
 const MODEL: ModelConfig = { provider: "openai", name: "fake", contextWindow: 32_000, maxOutputTokens: 4_000 };
 const SMALL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 6000, maxOutputTokens: 1500 };
@@ -39,22 +39,12 @@ async function forkInto(
     // A fresh object has no tables until its seq 1 (docs/API.md §7.26).
     transactionSync(() => applyMigrations(sql));
     const sessionId = state.id.toString();
-    const store = new EventStore(sql, sessionId, transactionSync);
-    const runtime = new SessionRuntime({
-      sessionId,
-      store,
-      sql,
-      transactionSync,
-      setAlarm: async () => {},
-      deleteAlarm: async () => {},
+    const { store, runtime } = runtimeOn(sql, transactionSync, sessionId, {
       providerFor: () => {
         if (!then) throw new Error("no model in this test");
         return then.provider;
       },
       fetch: () => Promise.reject(new Error("no network")),
-      config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
-      onCommit: () => {},
-      onDelta: () => {},
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0] },
     });
     const session = createFork(runtime, { id: sessionId, source, owner: "0".repeat(64), archive });
