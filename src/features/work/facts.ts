@@ -76,7 +76,6 @@ export const WORK_KINDS = [
 
 /** The run row `e` creates or changes, if any. */
 export function reduceRun(e: Event, find: RunLookup): RunRow | null {
-  if (!touchesWork(e)) return null;
   const fired = triggerFiredOf(e);
   if (fired) {
     const prior = find.byRun(fired.runId);
