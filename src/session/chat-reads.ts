@@ -1,7 +1,7 @@
 /**
  * Where the chat routes start reading (docs/API.md#chat-ai-sdk-ui-message-stream), found through
- * the `events_kind (kind, seq)` index from the head backwards: the rows visited are the user and
- * model text events of the messages asked for, never the log before them. Pure reads.
+ * the `events_kind (kind, seq)` index from the head backwards: the rows visited are the user's
+ * text events of the messages asked for, never the log before them. Pure reads.
  */
 import { ApiError } from "../contract";
 import { readIdempotentAnswer } from "../runtime/idempotency";
@@ -15,8 +15,8 @@ export type ChatWindow = { after: number; through: number | null };
 
 /**
  * The seqs of the newest `count` user messages (a user's `text` event: sent, joined, inbox,
- * trigger or resume text), newest first. A model's text events share the index's `kind`, so
- * they are visited too, one row each.
+ * trigger or resume text), newest first. A model's text events are not in the kind index
+ * (migration 0006), so they are not visited.
  */
 export function lastUserMessageSeqs(sql: SqlLike, count: number, below = Number.MAX_SAFE_INTEGER): number[] {
   return sql
