@@ -9,6 +9,7 @@ import {
   mcpModelName,
   parseMcpServers,
 } from "../../../../src/tools/mcp";
+import { mcpToolsFor } from "../../../../src/tools/mcp/toolset";
 
 const HOSTS = "127.0.0.1:*,mcp.example.com";
 const server = (over: Record<string, unknown> = {}) => ({ name: "crm", url: "https://mcp.example.com/mcp", ...over });
@@ -147,5 +148,13 @@ describe("the toolset record", () => {
     );
     expect(buildToolset(statics, [spec("a"), spec("b", { effect: "write" })], []).digest).not.toBe(base);
     expect(buildToolset(statics, [spec("a"), spec("b")], ["x"]).digest).not.toBe(base);
+  });
+
+  it("an MCP tool whose name a static tool has is left out: the model never gets one name twice", () => {
+    const listing = { tools: [spec("find"), spec("send")], unavailable: [] };
+    const registry = { read_file: BUILTIN_TOOLS.read_file!, crm__find: BUILTIN_TOOLS.read_file! };
+    expect(mcpToolsFor(listing, undefined, registry).map((t) => t.name)).toEqual(["crm__send"]);
+    expect(mcpToolsFor(listing, ["crm__find", "crm__send"], registry).map((t) => t.name)).toEqual(["crm__send"]);
+    expect(mcpToolsFor(listing, ["crm__find"], {}).map((t) => t.name)).toEqual(["crm__find"]);
   });
 });
