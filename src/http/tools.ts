@@ -15,7 +15,7 @@ export type ToolListing = ToolList;
 let hub: { key: string; hub: McpHub } | null = null;
 
 function hubOf(env: Env): McpHub {
-  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_ALLOWED_HOSTS ?? ""}`;
+  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_SECRETS ?? ""}`;
   if (hub?.key !== key) hub = { key, hub: mcpHubFor(env, { fetch: (i, init) => fetch(i, init) }) };
   return hub.hub;
 }
