@@ -33,9 +33,9 @@ export type McpResults = {
 };
 
 function hubFor(fake: FakeMcpServer): McpHub {
-  const cfg = parseMcpServers(JSON.stringify([{ name: "fake", url: fake.url, trust: "annotations" }]), "127.0.0.1:*");
+  const cfg = parseMcpServers(JSON.stringify([{ name: "fake", url: fake.url, trust: "annotations" }]));
   if (!cfg.ok) throw new Error(cfg.message);
-  return new McpHub(cfg.servers, { fetch, allowedHosts: ["127.0.0.1:*"], secret: () => undefined, now: Date.now });
+  return new McpHub(cfg.servers, { fetch, secret: () => undefined, now: Date.now });
 }
 
 async function bareClient(fake: FakeMcpServer): Promise<Client> {

@@ -1,7 +1,7 @@
 import { ApiError } from "../contract";
 import { sha256Hex } from "../log";
 import { TICKET } from "../session/tickets";
-import { mcpConfigOf } from "../tools/mcp/config";
+import { toolConfigProblem } from "../tools/deployment";
 import { sessionStub } from "./routing";
 import type { EdgeMiddleware } from "./types";
 
@@ -42,9 +42,9 @@ export function auth(): EdgeMiddleware {
   return async function auth(c, next) {
     const known = principals(c.env.API_TOKENS);
     if (known.size === 0) throw new ApiError("not_configured", "API_TOKENS is not set");
-    // An invalid MCP_SERVERS is refused at the first request, naming the problem (docs/API.md#mcp-servers).
-    const mcp = mcpConfigOf(c.env);
-    if (!mcp.ok) throw new ApiError("not_configured", mcp.message);
+    // Invalid tool settings are refused at the first request, naming the problem (docs/API.md#configuration).
+    const tools = toolConfigProblem(c.env);
+    if (tools) throw new ApiError("not_configured", tools);
     const header = c.req.header("authorization");
     const ticket = c.req.query("ticket");
     const ticketRoute = TICKET_ROUTE.exec(c.req.path);

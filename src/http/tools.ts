@@ -6,6 +6,7 @@
 import { ApiError, type ToolList } from "../contract";
 import { type AnyTool, staticTools, toolSpecs, validateApprovalRules } from "../tools";
 import { declaredEffect, type McpHub, mcpHubFor } from "../tools/mcp";
+import { mcpToolsFor } from "../tools/mcp/toolset";
 import { resource } from "./routing";
 import type { EdgeApp } from "./types";
 
@@ -14,17 +15,19 @@ export type ToolListing = ToolList;
 let hub: { key: string; hub: McpHub } | null = null;
 
 function hubOf(env: Env): McpHub {
-  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_ALLOWED_HOSTS ?? ""}`;
+  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_SECRETS ?? ""}`;
   if (hub?.key !== key) hub = { key, hub: mcpHubFor(env, { fetch: (i, init) => fetch(i, init) }) };
   return hub.hub;
 }
 
 /** Every tool a new session may be given: the static tools, then each available MCP server's. */
 export async function listTools(env: Env): Promise<ToolListing> {
-  const statics = Object.values(staticTools()) as AnyTool[];
+  const registry = staticTools();
+  const statics = Object.values(registry) as AnyTool[];
   const specs = toolSpecs(statics);
   const mcp = hubOf(env);
   const listing = mcp.configured ? await mcp.list() : { tools: [], unavailable: [] };
+  const mcpTools = mcpToolsFor(listing, undefined, registry);
   return {
     tools: [
       ...statics.map((t, i) => ({
@@ -34,7 +37,7 @@ export async function listTools(env: Env): Promise<ToolListing> {
         description: t.description,
         inputSchema: specs[i]!.parameters,
       })),
-      ...listing.tools.map((t) => ({
+      ...mcpTools.map((t) => ({
         name: t.name,
         source: `mcp:${t.server}` as const,
         effect: t.effect,

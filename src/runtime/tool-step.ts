@@ -73,7 +73,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     await runningFailpoint(rt, tool, running);
     result = await running;
   } catch (err) {
-    result = thrownOutcome(err, signal);
+    result = thrownOutcome(err, signal, tool.effect(args));
   }
   result = redacted(result, secrets);
   if (result.awaitChild) {

@@ -75,7 +75,7 @@ export class TurnTools {
   async refresh(s: SessionSummary, ids: { turnId: string; runId: string }): Promise<EventDraft[]> {
     if (!this.hub?.configured && !s.toolset) return [];
     const listing = this.hub?.configured ? await this.hub.list() : { tools: [], unavailable: [] };
-    const mcp = mcpToolsFor(listing, s.options.tools);
+    const mcp = mcpToolsFor(listing, s.options.tools, staticTools());
     const record = buildToolset(enabledTools(s.options.tools, staticTools()), mcp, listing.unavailable);
     if (record.digest === s.toolset?.digest) return [];
     // Archive first: the event refers to the MCP specs by content address.

@@ -43,9 +43,11 @@ export {
   validateApprovalRules,
 } from "./registry";
 export {
+  MIN_SECRET_CHARS,
   parseSecretHosts,
   redactSecrets,
   secretAllowedFor,
+  secretHostsProblem,
   secretNamesInUse,
   secretRefsIn,
   secretValues,

@@ -12,6 +12,7 @@ import {
 import { httpFetchTool } from "./builtin/http-fetch";
 import { readArchiveTool } from "./builtin/read-archive";
 import { waitForTool } from "./builtin/wait-for";
+import { inputSchemaProblem, toolNameProblem } from "./custom";
 import type { ToolDefinition } from "./types";
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
@@ -43,13 +44,16 @@ export function staticTools(): Readonly<Record<string, AnyTool>> {
 }
 
 /**
- * The registry of built-ins plus `custom`, checked: each name once, none a built-in's.
+ * The registry of built-ins plus `custom`, checked: each name once, none a built-in's, none with
+ * `__` (so none equals an MCP tool's `<server>__<tool>`), each input with a JSON Schema form.
  * Throws naming the first problem.
  */
 export function buildStaticTools(custom: readonly AnyTool[]): Readonly<Record<string, AnyTool>> {
   const out: Record<string, AnyTool> = { ...BUILTIN_TOOLS };
   for (const [i, tool] of custom.entries()) {
     if (tool?.source !== "custom") throw new TypeError(`tools[${i}]: not a tool made by defineTool`);
+    const problem = toolNameProblem(tool.name) ?? (tool.parameters ? null : inputSchemaProblem(tool.input));
+    if (problem) throw new TypeError(`tools[${i}] (${JSON.stringify(String(tool.name))}): ${problem}`);
     if (Object.hasOwn(BUILTIN_TOOLS, tool.name))
       throw new TypeError(`tools[${i}]: "${tool.name}" is the name of a built-in tool`);
     if (Object.hasOwn(out, tool.name)) throw new TypeError(`tools[${i}]: "${tool.name}" is defined twice`);

@@ -3,7 +3,7 @@
  * hold `{{secret:NAME}}`, never the value. The value is put in at call time, only where the
  * deployment allows it, and taken out of every tool result before it is committed.
  */
-import { isUrlAllowed, parseAllowedHosts } from "./hosts";
+import { isUrlAllowed, parseHostPattern } from "./hosts";
 
 /** Any `{{secret:…}}` reference, well-formed or not (a malformed one is a refused use, never sent as text). */
 const SECRET_REF = /\{\{secret:([^{}]*)\}\}/g;
@@ -29,18 +29,25 @@ export function substituteSecrets(
   return { ok: true, text: text.replace(SECRET_REF, (_m, name: string) => lookup(name) as string) };
 }
 
+/** A secret shorter than this is refused at start-up, and never redacted (it would mangle ordinary text). */
+export const MIN_SECRET_CHARS = 8;
+
 /**
  * `value` with every occurrence of a secret's value, in every string and object key, replaced by
- * `[secret:NAME]`. Longer values first, so a value that contains another is replaced whole.
+ * `[secret:NAME]`: raw, JSON-escaped (`\/`, `\uXXXX`), percent-encoded (`+` for a space, either
+ * case of hex) or any mix of these, and base64 or base64url (alone, or inside a longer encoded
+ * text such as `Basic base64(user:secret)`). Longer values first, so a value that contains another
+ * is replaced whole. Values shorter than 8 characters are left alone.
  */
 export function redactSecrets(value: unknown, secrets: Record<string, string>): unknown {
   const pairs = Object.entries(secrets)
-    .filter(([, v]) => v.length > 0)
-    .sort(([, a], [, b]) => b.length - a.length);
+    .filter(([, v]) => v.length >= MIN_SECRET_CHARS)
+    .sort(([, a], [, b]) => b.length - a.length)
+    .map(([name, secret]) => [new RegExp(secretPattern(secret), "g"), `[secret:${name}]`] as const);
   if (pairs.length === 0) return value;
   const redact = (text: string): string => {
     let out = text;
-    for (const [name, secret] of pairs) if (out.includes(secret)) out = out.split(secret).join(`[secret:${name}]`);
+    for (const [pattern, mark] of pairs) out = out.replace(pattern, mark);
     return out;
   };
   const walk = (v: unknown): unknown => {
@@ -54,21 +61,98 @@ export function redactSecrets(value: unknown, secrets: Record<string, string>): 
   return walk(value);
 }
 
+const UTF8 = new TextEncoder();
+const JSON_SHORT: Record<string, string> = {
+  '"': '\\"',
+  "\\": "\\\\",
+  "/": "\\/",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
+
+/** A regex source matching every form of `secret` that `redactSecrets` replaces. */
+function secretPattern(secret: string): string {
+  const perChar = [...secret].map((c) => {
+    const forms = [escapeRegex(c), [...UTF8.encode(c)].map((b) => `%${hexPattern(b, 2)}`).join("")];
+    if (c === " ") forms.push("\\+");
+    if (Object.hasOwn(JSON_SHORT, c)) forms.push(escapeRegex(JSON_SHORT[c]!));
+    const units = c.length === 2 ? [c.charCodeAt(0), c.charCodeAt(1)] : [c.charCodeAt(0)];
+    forms.push(units.map((u) => `\\\\u${hexPattern(u, 4)}`).join(""));
+    return `(?:${forms.join("|")})`;
+  });
+  const encoded = [...new Set(base64Forms(UTF8.encode(secret)))].sort((a, b) => b.length - a.length).map(escapeRegex);
+  return [...encoded, perChar.join("")].join("|");
+}
+
+/**
+ * The base64 and base64url texts that only `bytes` decide: the whole encoding (with and without
+ * padding) and, for each of the 3 offsets the bytes can start at inside a longer text, the
+ * characters between the partial ones at either end.
+ */
+function base64Forms(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const shifted = new Uint8Array(k + bytes.length);
+    shifted.set(bytes, k);
+    const b64 = btoa(String.fromCharCode(...shifted));
+    if (k === 0) out.push(b64, b64.replace(/=+$/, ""));
+    out.push(b64.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6)));
+  }
+  return out.flatMap((t) => [t, t.replaceAll("+", "-").replaceAll("/", "_")]);
+}
+
+function hexPattern(n: number, width: number): string {
+  return [...n.toString(16).padStart(width, "0")]
+    .map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d))
+    .join("");
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
 /**
  * `HTTP_TOOL_SECRETS` (`NAME=hostpattern,…`): the hosts each name may be sent to, with the
- * patterns of `HTTP_TOOL_ALLOWED_HOSTS`. A name listed twice may go to either host.
+ * patterns of `HTTP_TOOL_ALLOWED_HOSTS`. An entry without `=` is one more pattern of the name
+ * before it (`NAME=host1,host2`); a name listed twice may go to the hosts of both.
  */
 export function parseSecretHosts(csv?: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const entry of (csv ?? "").split(",")) {
+  return readSecretHosts(csv).hosts;
+}
+
+/** What is wrong with `HTTP_TOOL_SECRETS` (which entry, what), or null: nothing of it is ignored. */
+export function secretHostsProblem(csv?: string): string | null {
+  return readSecretHosts(csv).problem;
+}
+
+function readSecretHosts(csv?: string): { hosts: Record<string, string[]>; problem: string | null } {
+  const hosts: Record<string, string[]> = {};
+  let problem: string | null = null;
+  let name: string | null = null;
+  for (const [i, raw] of (csv ?? "").split(",").entries()) {
+    const entry = raw.trim();
+    if (entry === "") continue;
     const eq = entry.indexOf("=");
-    if (eq < 0) continue;
-    const name = entry.slice(0, eq).trim();
-    const pattern = parseAllowedHosts(entry.slice(eq + 1))[0];
-    if (!SECRET_NAME.test(name) || !pattern) continue;
-    out[name] = [...(Object.hasOwn(out, name) ? (out[name] ?? []) : []), pattern];
+    const where = `HTTP_TOOL_SECRETS (entry ${i + 1})`;
+    if (eq >= 0) {
+      const n = entry.slice(0, eq).trim();
+      name = SECRET_NAME.test(n) ? n : null;
+      if (!name) problem ??= `${where}: a secret name must match [A-Za-z_][A-Za-z0-9_]*`;
+    } else if (name === null) {
+      problem ??= `${where}: a host pattern must follow NAME=`;
+      continue;
+    }
+    const pattern = (eq >= 0 ? entry.slice(eq + 1) : entry).trim().toLowerCase();
+    if (!parseHostPattern(pattern)) {
+      problem ??= `${where}: not a host pattern (host[:port], *.domain, * or port *)`;
+      continue;
+    }
+    if (name) hosts[name] = [...(Object.hasOwn(hosts, name) ? (hosts[name] ?? []) : []), pattern];
   }
-  return out;
+  return { hosts, problem };
 }
 
 /** Whether `http_fetch` may send secret `name` to `url` (its host matches a pattern the name is bound to). */

@@ -7,7 +7,8 @@ export type FileChange = { path: string; content: string | null };
 
 /** A tool's outcome. `error` is an outcome the model reads (e.g. file not found), not a crash. */
 export type ToolResult = {
-  status: "ok" | "error";
+  /** `interrupted`: a `write` call cut off by its timeout, whose effect may have happened. */
+  status: "ok" | "error" | "interrupted";
   response: unknown;
   fileChanges?: FileChange[];
   /** Facts the outcome records on its T2 event's `actions.stateDelta` (e.g. a work-record revision). */

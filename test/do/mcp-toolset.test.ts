@@ -37,7 +37,6 @@ function hubFactory(servers: Servers, clock: { now: number }) {
         ...s.over,
       })),
     ),
-    "*.mcp.test",
   );
   if (!cfg.ok) throw new Error(cfg.message);
   const route: typeof fetch = (input, init) => {
@@ -47,7 +46,6 @@ function hubFactory(servers: Servers, clock: { now: number }) {
   return () =>
     new McpHub(cfg.servers, {
       fetch: route,
-      allowedHosts: ["*.mcp.test"],
       secret: () => undefined,
       now: () => clock.now,
     });

@@ -40,6 +40,15 @@ const scripts = (): Record<string, Reply[]> => {
       },
       { text: "done" },
     ],
+    timeout: [
+      {
+        toolCalls: [
+          { name: "slow_write", args: {} },
+          { name: "slow_read", args: {} },
+        ],
+      },
+      { text: "done" },
+    ],
     offload: [{ toolCalls: [{ name: "big_result", args: { kib: 64 } }] }, { text: "done" }],
     stop: [{ toolCalls: [{ name: "wait_for_stop", args: {} }] }, { text: "done" }],
     approve: [{ toolCalls: [{ name: "record_write", args: { note: "approved" } }] }, { text: "done" }],
@@ -69,6 +78,7 @@ const scripts = (): Record<string, Reply[]> => {
           fetchCall({ url: `${u}/inbody`, method: "POST", body: "{{secret:SVC_TOKEN}}" }),
           { name: "leak_secret", args: {} },
           { name: "leak_secret", args: { throw: true } },
+          { name: "leak_encoded", args: {} },
         ],
       },
       { text: "done" },
@@ -139,6 +149,22 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
     expect(byName.record_read).toMatchObject({ status: "error", response: { code: "invalid_arguments" } });
     expect(recorder.hits("/read")).toEqual([]);
     for (const c of callsOf(events)) expect(dispatchOf(events, c.callId)?.effect).toBe("read");
+  });
+
+  it("timeoutMs bounds a call: a timed-out write is interrupted (it may have happened), a read tool_timeout", async () => {
+    const s = await api.createSession({});
+    const started = Date.now();
+    await api.sendMessage(s.id, "timeout: call the slow tools");
+    const { events } = await api.waitForIdle(s.id);
+    const byName = Object.fromEntries(responses(events).map((r) => [r.name, r]));
+    expect(byName.slow_write, show(events)).toMatchObject({
+      status: "interrupted",
+      response: { reason: "timeout", message: expect.stringMatching(/may or may not have happened/) },
+    });
+    expect(byName.slow_read).toMatchObject({ status: "error", response: { code: "tool_timeout" } });
+    expect(recorder.hits("/slow-write")).toHaveLength(1);
+    // Two calls of 1 s each, not the 60 s default.
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it("a large custom tool result is offloaded like a built-in's: archived, the model sees a placeholder", async () => {
@@ -249,6 +275,10 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
         ["ok", { echoed: "token=[secret:DEMO_SECRET]" }],
         ["error", { code: "tool_failed", message: "upstream refused token [secret:DEMO_SECRET]" }],
       ]);
+      const encoded = responses(events).find((r) => r.name === "leak_encoded")!;
+      expect(encoded.status, show(events)).toBe("ok");
+      for (const [form, text] of Object.entries(encoded.response as Record<string, string>))
+        expect(text, form).toContain("[secret:DEMO_SECRET]");
     });
 
     it("no secret value is in the export, /context, /transcript, the events, the session, WebSocket frames or model requests", async () => {
@@ -261,9 +291,10 @@ describe("custom tools, keys and secrets (real wrangler dev)", () => {
         websocket: JSON.stringify(ws.frames),
         model: JSON.stringify(fake.chatRequests().map((r) => r.body)),
       };
+      const forms = [DEMO_SECRET, btoa(DEMO_SECRET), btoa(DEMO_SECRET).replace(/=+$/, "")];
       for (const [where, text] of Object.entries(surfaces)) {
         expect(text.includes(SVC_TOKEN), `SVC_TOKEN in ${where}`).toBe(false);
-        expect(text.includes(DEMO_SECRET), `DEMO_SECRET in ${where}`).toBe(false);
+        for (const form of forms) expect(text.includes(form), `DEMO_SECRET (${form}) in ${where}`).toBe(false);
       }
       // The surfaces do carry the results (so the check above looked at the right text).
       for (const where of ["export", "context", "transcript", "websocket"])

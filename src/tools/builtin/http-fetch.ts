@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isUrlAllowed } from "../hosts";
+import { mcpHostsDeniedToFetch } from "../mcp/config";
 import { secretAllowedFor, secretRefsIn, substituteSecrets } from "../secrets";
 import type { ToolContext, ToolDefinition, ToolResult } from "../types";
 import { toolError, utf8BoundaryBefore } from "./text";
@@ -134,16 +135,22 @@ async function fetchFollowingRedirects(
   const headers = new Headers(args.headers ?? {});
   if (!SAFE_METHODS.has(method) && !headers.has("idempotency-key")) headers.set("idempotency-key", ctx.idempotencyKey);
   const redirects: string[] = [];
+  // An MCP server is reached through its tools (their filter, effects and approval rules), not here.
+  const mcpHosts = mcpHostsDeniedToFetch(ctx.env ?? {});
   for (let hop = 0; ; hop++) {
-    if (!isUrlAllowed(url, ctx.httpAllowedHosts)) {
-      const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
+    const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
+    if (!isUrlAllowed(url, ctx.httpAllowedHosts))
       return toolError("host_not_allowed", `${url.origin} is not allowed by HTTP_TOOL_ALLOWED_HOSTS${where}`, {
         url: url.href,
       });
-    }
+    if (isUrlAllowed(url, mcpHosts))
+      return toolError(
+        "host_not_allowed",
+        `${url.origin} is an MCP server's host: use its tools (HTTP_TOOL_MCP_HOSTS=allow lets http_fetch reach it)${where}`,
+        { url: url.href },
+      );
     const sent = withSecrets(headers, url, ctx);
     if (!sent.ok) {
-      const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
       return toolError("secret_not_allowed", `{{secret:${sent.name}}} may not be sent to ${url.host}${where}`, {
         url: url.href,
       });

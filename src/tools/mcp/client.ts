@@ -8,8 +8,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
-import { isUrlAllowed } from "../hosts";
 import { substituteSecrets } from "../secrets";
+import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
 
 /** Bounds on what a server may send (docs/API.md#mcp-servers). */
@@ -45,7 +45,6 @@ export class McpCallError extends Error {
 
 export type McpConnectionDeps = {
   fetch: typeof fetch;
-  allowedHosts: string[];
   /** A Worker var or secret by name, for `{{secret:NAME}}` in headers. */
   secret: (name: string) => string | undefined;
 };
@@ -67,6 +66,7 @@ export class McpConnection {
   async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
     const wanted = this.server.tools ? new Set(this.server.tools) : null;
     const tools: ListedTool[] = [];
+    let total = 0;
     let cursor: string | undefined;
     for (let page = 0; ; page++) {
       if (page >= MCP_LIMITS.listPages) throw new Error(`more than ${MCP_LIMITS.listPages} pages of tools`);
@@ -87,6 +87,14 @@ export class McpConnection {
         }
         const t = parsed.data;
         if (wanted && !wanted.has(t.name)) continue;
+        const size = toolBytes(t);
+        if (size.tooLarge) {
+          console.warn(`highwater: MCP server ${this.server.name}: tool ${t.name} skipped (${size.tooLarge})`);
+          continue;
+        }
+        total += size.bytes;
+        const tooMuch = listingTooLarge(total);
+        if (tooMuch) throw new Error(tooMuch);
         tools.push({
           name: t.name,
           ...(t.description !== undefined ? { description: t.description } : {}),
@@ -172,7 +180,7 @@ export class McpConnection {
       { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
     );
     const transport = new StreamableHTTPClientTransport(new URL(this.server.url), {
-      fetch: boundedFetch(this.deps),
+      fetch: boundedFetch(this.deps, new URL(this.server.url).origin),
       requestInit: { headers },
     });
     await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
@@ -184,11 +192,14 @@ function sessionOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
 }
 
-/** Fetch for a server: the allow-list on every request, no redirects followed, answers cut at the byte limit. */
-function boundedFetch(deps: McpConnectionDeps): typeof fetch {
+/**
+ * Fetch for a server: its configured origin only (configuring it is what allows it; no redirects
+ * followed), answers cut at the byte limit.
+ */
+function boundedFetch(deps: McpConnectionDeps, origin: string): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!isUrlAllowed(url, deps.allowedHosts)) throw new Error(`${url.host} is not in HTTP_TOOL_ALLOWED_HOSTS`);
+    if (url.origin !== origin) throw new Error("a request to another origin than the server's configured URL");
     const res = await deps.fetch(input, { ...init, redirect: "manual" });
     if (!res.body) return res;
     let seen = 0;

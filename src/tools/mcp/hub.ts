@@ -10,6 +10,8 @@ import type { McpServerConfig } from "./config";
 import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
 
 export const LISTING_TTL_MS = 5 * 60 * 1000;
+/** How long a failed listing is remembered: a down server is asked again after this, not on every turn. */
+export const FAILED_LISTING_TTL_MS = 30 * 1000;
 /** Retries of a failed `read` or `idempotent` call, with the same key. */
 export const MCP_CALL_RETRIES = 2;
 
@@ -27,16 +29,22 @@ export type McpToolSpec = {
 
 export type McpListing = { tools: McpToolSpec[]; unavailable: string[] };
 
-type Cached = { at: number; tools: ListedTool[] };
+type Cached = { at: number; tools: ListedTool[] } | { at: number; failure: Error };
 
 export class McpHub {
   readonly servers: readonly McpServerConfig[];
   #connections = new Map<string, McpConnection>();
   #cache = new Map<string, Cached>();
+  /** The listing under way per server: concurrent callers share it. */
+  #pending = new Map<string, Promise<ListedTool[]>>();
 
   constructor(
     servers: readonly McpServerConfig[],
-    private readonly deps: McpConnectionDeps & { now: () => number },
+    private readonly deps: McpConnectionDeps & {
+      now: () => number;
+      /** Takes the deployment's secret values out of what a server says of its tools (docs/API.md#secrets). */
+      redact?: (value: unknown) => unknown;
+    },
   ) {
     this.servers = servers;
   }
@@ -70,12 +78,13 @@ export class McpHub {
         // Two tools cut to the same name: the first keeps it, so the choice is stable.
         if (seen.has(name)) continue;
         seen.add(name);
+        const redact = this.deps.redact ?? ((v: unknown) => v);
         tools.push({
           name,
           server: server.name,
           tool: t.name,
-          description: t.description ?? "",
-          parameters: t.inputSchema,
+          description: redact(t.description ?? "") as string,
+          parameters: redact(t.inputSchema) as Record<string, unknown>,
           effect: mcpEffect(server, t.name, t.annotations),
         });
       }
@@ -83,13 +92,34 @@ export class McpHub {
     return { tools, unavailable };
   }
 
-  async #listed(server: McpServerConfig): Promise<ListedTool[]> {
+  /**
+   * The server's tools: from the cache (5 minutes; a failure 30 s), else from the listing already
+   * under way, else from a new one.
+   */
+  #listed(server: McpServerConfig): Promise<ListedTool[]> {
     const hit = this.#cache.get(server.name);
     const now = this.deps.now();
-    if (hit && now - hit.at < LISTING_TTL_MS) return hit.tools;
-    const tools = await this.#connection(server).listTools();
-    this.#cache.set(server.name, { at: now, tools });
-    return tools;
+    if (hit && "tools" in hit && now - hit.at < LISTING_TTL_MS) return Promise.resolve(hit.tools);
+    if (hit && "failure" in hit && now - hit.at < FAILED_LISTING_TTL_MS) return Promise.reject(hit.failure);
+    let pending = this.#pending.get(server.name);
+    if (!pending) {
+      pending = this.#connection(server)
+        .listTools()
+        .then(
+          (tools) => {
+            this.#cache.set(server.name, { at: now, tools });
+            return tools;
+          },
+          (err: unknown) => {
+            const failure = err instanceof Error ? err : new Error(String(err));
+            this.#cache.set(server.name, { at: now, failure });
+            throw failure;
+          },
+        )
+        .finally(() => this.#pending.delete(server.name));
+      this.#pending.set(server.name, pending);
+    }
+    return pending;
   }
 
   /**

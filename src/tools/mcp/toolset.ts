@@ -30,11 +30,18 @@ function specDigest(spec: Pick<ToolSpec, "description" | "parameters">): string 
   return sha256Hex(canonical({ description: spec.description, parameters: spec.parameters }));
 }
 
-/** The MCP tools a session may have: all of them, or those its `tools` option names. */
-export function mcpToolsFor(listing: McpListing, enabled: readonly string[] | undefined): McpToolSpec[] {
-  if (!enabled) return listing.tools;
-  const wanted = new Set(enabled);
-  return listing.tools.filter((t) => wanted.has(t.name));
+/**
+ * The MCP tools a session may have: all of them, or those its `tools` option names. One whose
+ * name a static tool has is left out, so the model is never given one name twice (start-up
+ * refuses static names with `__`; this holds whatever the registry).
+ */
+export function mcpToolsFor(
+  listing: McpListing,
+  enabled: readonly string[] | undefined,
+  statics: Readonly<Record<string, unknown>>,
+): McpToolSpec[] {
+  const wanted = enabled ? new Set(enabled) : null;
+  return listing.tools.filter((t) => !Object.hasOwn(statics, t.name) && (!wanted || wanted.has(t.name)));
 }
 
 /** The toolset record for the static tools a session enables and the MCP tools it gets, sorted by name. */

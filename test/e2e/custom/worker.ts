@@ -78,6 +78,39 @@ const leakSecret = defineTool({
   },
 });
 
+/** Takes 5 s whatever its signal says, with a 1 s timeout: a write and a read, to see how each is answered. */
+const slow = (effect: "read" | "write") =>
+  defineTool({
+    name: `slow_${effect}`,
+    description: `Takes 5 s; times out after 1 s (${effect}).`,
+    input: z.object({}),
+    effect,
+    timeoutMs: 1000,
+    async run(_args, ctx) {
+      await fetch(`${recorder(ctx.env)}/slow-${effect}`, { method: "POST", body: ctx.callId });
+      await new Promise((r) => setTimeout(r, 5000));
+      return { done: true };
+    },
+  });
+
+/** Hands the secret `DEMO_SECRET` back encoded the ways servers echo it: base64, base64url, inside Basic auth. */
+const leakEncoded = defineTool({
+  name: "leak_encoded",
+  description: "Returns the secret encoded (it must be redacted).",
+  input: z.object({}),
+  effect: "read",
+  run(_args, ctx) {
+    const value = ctx.secret("DEMO_SECRET") ?? "";
+    const b64 = btoa(value);
+    return {
+      base64: b64,
+      base64url: b64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, ""),
+      basic: `Basic ${btoa(`user:${value}`)}`,
+      percent: encodeURIComponent(`${value}/?&`),
+    };
+  },
+});
+
 /** A result over the offload threshold: archived first, the model sees a placeholder. */
 const bigResult = defineTool({
   name: "big_result",
@@ -100,7 +133,10 @@ export const {
     failTyped,
     failPlain,
     leakSecret,
+    leakEncoded,
     bigResult,
+    slow("write"),
+    slow("read"),
   ],
 });
 export default worker;

@@ -144,6 +144,62 @@ describe("defineTool", () => {
   });
 });
 
+describe("names the model could confuse, inputs it cannot be shown, timeouts", () => {
+  const base = { description: "", input: z.object({}), effect: "read" as const, run: () => 1 };
+
+  it("refuses a name with __ (it could equal an MCP tool's <server>__<tool>), __proto__ included", () => {
+    expect(() => defineTool({ ...base, name: "crm__find" })).toThrow(
+      /defineTool\("crm__find"\): name must not contain "__"/,
+    );
+    expect(() => defineTool({ ...base, name: "__proto__" })).toThrow(/"__proto__"\): name must not contain "__"/);
+    // A tool object made another way is checked again where the registry is built.
+    const made = defineTool({ ...base, name: "crm_find" });
+    expect(() => buildStaticTools([{ ...made, name: "crm__find" }])).toThrow(
+      /tools\[0\] \("crm__find"\): name must not/,
+    );
+    expect(() => buildStaticTools([{ ...made, name: "__proto__" }])).toThrow(/"__proto__"/);
+    expect(Object.keys(BUILTIN_TOOLS).filter((n) => n.includes("__"))).toEqual([]);
+  });
+
+  it.each([
+    ["z.date()", z.object({ when: z.date() })],
+    ["z.bigint()", z.object({ n: z.bigint() })],
+  ] as [string, z.ZodType][])("refuses an input with no JSON Schema form (%s), naming the tool", (_what, input) => {
+    expect(() => defineTool({ ...base, name: "when", input })).toThrow(
+      /defineTool\("when"\): input has no JSON Schema form/,
+    );
+    const made = defineTool({ ...base, name: "when" });
+    expect(() => buildStaticTools([{ ...made, input }])).toThrow(
+      /tools\[0\] \("when"\): input has no JSON Schema form/,
+    );
+  });
+
+  it("timeoutMs is 1000–600000 ms and becomes the call's deadline", () => {
+    for (const bad of [999, 600_001, 1.5, Number.NaN, "60000"])
+      expect(() => defineTool({ ...base, name: "slow", timeoutMs: bad as number })).toThrow(
+        /timeoutMs must be an integer from 1000 to 600000/,
+      );
+    expect(defineTool({ ...base, name: "slow", timeoutMs: 1000 }).timeoutMs).toBe(1000);
+    expect(defineTool({ ...base, name: "slow", timeoutMs: 600_000 }).timeoutMs).toBe(600_000);
+    expect(defineTool({ ...base, name: "slow" }).timeoutMs).toBeUndefined();
+  });
+
+  it("a write call cut off by its timeout is answered interrupted (it may have happened); read and idempotent tool_timeout", () => {
+    const timedOut = AbortSignal.abort(new DOMException("timed out", "TimeoutError"));
+    const err = new DOMException("timed out", "TimeoutError");
+    expect(thrownOutcome(err, timedOut, "write")).toEqual({
+      status: "interrupted",
+      response: { reason: "timeout", message: expect.stringMatching(/may or may not have happened/) },
+    });
+    expect(thrownOutcome(err, timedOut, "read").response).toMatchObject({ code: "tool_timeout" });
+    expect(thrownOutcome(err, timedOut, "idempotent").response).toMatchObject({ code: "tool_timeout" });
+    // A stop is not a timeout.
+    expect(thrownOutcome(new Error("x"), AbortSignal.abort(new Error("stop")), "write").response).toMatchObject({
+      code: "aborted",
+    });
+  });
+});
+
 describe("buildStaticTools", () => {
   it("holds the built-ins and the deployment's tools", () => {
     const registry = buildStaticTools([lookup]);

@@ -15,10 +15,9 @@ const HOSTS = "127.0.0.1:*";
 function hubOf(over: Record<string, unknown> = {}, clock = { now: 0 }, f: typeof fetch = fetch) {
   const cfg = parseMcpServers(
     JSON.stringify([{ name: "fake", url: fake.url, trust: "annotations", timeoutMs: 1000, ...over }]),
-    HOSTS,
   );
   if (!cfg.ok) throw new Error(cfg.message);
-  return new McpHub(cfg.servers, { fetch: f, allowedHosts: [HOSTS], secret: () => undefined, now: () => clock.now });
+  return new McpHub(cfg.servers, { fetch: f, secret: () => undefined, now: () => clock.now });
 }
 const signal = () => new AbortController().signal;
 const spec = (hub: McpHub, name: string) => hub.list().then((l) => l.tools.find((t) => t.name === name) as McpToolSpec);
@@ -81,10 +80,9 @@ describe("listing", () => {
   });
 
   it("a server nobody listens on is unavailable", async () => {
-    const cfg = parseMcpServers(JSON.stringify([{ name: "gone", url: "http://127.0.0.1:9/mcp" }]), HOSTS);
+    const cfg = parseMcpServers(JSON.stringify([{ name: "gone", url: "http://127.0.0.1:9/mcp" }]));
     const hub = new McpHub(cfg.ok ? cfg.servers : [], {
       fetch,
-      allowedHosts: [HOSTS],
       secret: () => undefined,
       now: () => 0,
     });
@@ -96,7 +94,6 @@ describe("headers", () => {
   it("{{secret:NAME}} is filled from the Worker's vars when the request is sent; a missing one sends nothing", async () => {
     const cfg = parseMcpServers(
       JSON.stringify([{ name: "fake", url: fake.url, headers: { authorization: "Bearer {{secret:CRM_TOKEN}}" } }]),
-      HOSTS,
     );
     if (!cfg.ok) throw new Error(cfg.message);
     const seen: (string | null)[] = [];
@@ -105,8 +102,7 @@ describe("headers", () => {
       return fetch(i, init);
     };
     const vars: Record<string, string> = { CRM_TOKEN: "s3cret" };
-    const hub = () =>
-      new McpHub(cfg.servers, { fetch: capture, allowedHosts: [HOSTS], secret: (n) => vars[n], now: () => 0 });
+    const hub = () => new McpHub(cfg.servers, { fetch: capture, secret: (n) => vars[n], now: () => 0 });
     expect((await hub().list()).unavailable).toEqual([]);
     expect(seen.length).toBeGreaterThan(0);
     expect(new Set(seen)).toEqual(new Set(["Bearer s3cret"]));

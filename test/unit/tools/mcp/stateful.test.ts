@@ -9,14 +9,10 @@ afterAll(() => server?.stop());
 describe("a stateful server that forgot our session", () => {
   it("is connected to again and the call goes through once, even for a write tool", async () => {
     server = await startEverything();
-    const cfg = parseMcpServers(
-      JSON.stringify([{ name: "everything", url: server.url, effects: { echo: "write" } }]),
-      "127.0.0.1:*",
-    );
+    const cfg = parseMcpServers(JSON.stringify([{ name: "everything", url: server.url, effects: { echo: "write" } }]));
     if (!cfg.ok) throw new Error(cfg.message);
     const hub = new McpHub(cfg.servers, {
       fetch,
-      allowedHosts: ["127.0.0.1:*"],
       secret: () => undefined,
       now: () => 0,
     });

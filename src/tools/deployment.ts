@@ -1,0 +1,23 @@
+/**
+ * The tool settings of a deployment, checked at the first request (docs/API.md#configuration):
+ * `MCP_SERVERS`, `HTTP_TOOL_SECRETS`, and the length of every secret they name. A problem makes
+ * every `/v1` request answer 503 `not_configured` naming it (never a value), so a deployment never
+ * runs with a setting it silently ignores.
+ */
+import { mcpConfigOf } from "./mcp/config";
+import { MIN_SECRET_CHARS, secretHostsProblem, secretNamesInUse, secretValues } from "./secrets";
+
+type ToolEnv = { MCP_SERVERS?: string; HTTP_TOOL_SECRETS?: string };
+
+/** The first problem of the environment's tool settings, or null. */
+export function toolConfigProblem(env: ToolEnv): string | null {
+  const mcp = mcpConfigOf(env);
+  if (!mcp.ok) return mcp.message;
+  const hosts = secretHostsProblem(env.HTTP_TOOL_SECRETS);
+  if (hosts) return hosts;
+  const values = secretValues(env, secretNamesInUse(env));
+  for (const [name, value] of Object.entries(values))
+    if (value.length < MIN_SECRET_CHARS)
+      return `secret ${name} is shorter than ${MIN_SECRET_CHARS} characters: too short to keep out of the log`;
+  return null;
+}
