@@ -8,8 +8,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
-import { isUrlAllowed } from "../hosts";
 import { substituteSecrets } from "../secrets";
+import { boundedFetch, TOO_LARGE } from "./bounded-fetch";
 import type { McpServerConfig } from "./config";
 
 /** Bounds on what a server may send (docs/API.md#mcp-servers). */
@@ -183,30 +183,6 @@ export class McpConnection {
 function sessionOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
 }
-
-/** Fetch for a server: the allow-list on every request, no redirects followed, answers cut at the byte limit. */
-function boundedFetch(deps: McpConnectionDeps): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (!isUrlAllowed(url, deps.allowedHosts)) throw new Error(`${url.host} is not in HTTP_TOOL_ALLOWED_HOSTS`);
-    const res = await deps.fetch(input, { ...init, redirect: "manual" });
-    if (!res.body) return res;
-    let seen = 0;
-    const limit = MCP_LIMITS.responseBytes;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, ctl) {
-          seen += chunk.byteLength;
-          if (seen > limit) ctl.error(new Error(`${TOO_LARGE} ${limit} bytes`));
-          else ctl.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
-  }) as typeof fetch;
-}
-
-const TOO_LARGE = "the server's answer exceeds";
 
 function classify(err: unknown, signal?: AbortSignal): McpCallError {
   if (err instanceof McpCallError) return err;
