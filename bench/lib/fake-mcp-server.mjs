@@ -12,7 +12,10 @@
  *
  * Control (plain HTTP, JSON):
  *   GET  /calls  → { calls: [{ tool, key, args }], effects: { upsert: n, send: n } }
- *   POST /mode   { mode: "normal" | "garbage" | "huge" | "many" | "down" | "extra" | "badschema" } (see `mode` below)
+ *   POST /mode   { mode: "normal" | "garbage" | "huge" | "many" | "down" | "extra" | "badschema"
+ *                       | "sse" | "sse-huge" | "sse-cut" } (see `mode` below)
+ * The `sse*` modes answer requests over SSE instead of JSON: `sse-huge` with an 11 MiB text
+ * answer (as `huge`), `sse-cut` by counting a `tools/call` and cutting its answer off mid-event.
  *   POST /reset  clears calls and effects, mode normal
  */
 import { createServer } from "node:http";
@@ -31,7 +34,8 @@ function record(tool, args, extra) {
 }
 
 function text(t) {
-  if (state.mode === "huge") return { content: [{ type: "text", text: "x".repeat(11 * 1024 * 1024) }] };
+  if (state.mode === "huge" || state.mode === "sse-huge")
+    return { content: [{ type: "text", text: "x".repeat(11 * 1024 * 1024) }] };
   return { content: [{ type: "text", text: t }] };
 }
 
@@ -49,7 +53,7 @@ function buildServer() {
       if (args.sleepMs) await sleep(args.sleepMs);
       return {
         ...text(`order ${args.id}: shipped`),
-        structuredContent: state.mode === "huge" ? undefined : { id: args.id, status: "shipped" },
+        structuredContent: state.mode.endsWith("huge") ? undefined : { id: args.id, status: "shipped" },
       };
     },
   );
@@ -132,6 +136,16 @@ function json(res, status, value) {
   res.end(JSON.stringify(value));
 }
 
+/** Counts the call, then sends the first half of its answer's SSE event and drops the connection. */
+function cutAnswer(res, body) {
+  const { name, arguments: args, _meta } = body.params ?? {};
+  record(name, args ?? {}, { _meta });
+  if (name === "send") state.sends++;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const event = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: "y".repeat(4096) }] } })}\n\n`;
+  res.write(event.slice(0, event.length >> 1), () => res.destroy());
+}
+
 const http = createServer(async (req, res) => {
   const path = new URL(req.url ?? "/", "http://x").pathname;
   try {
@@ -154,8 +168,12 @@ const http = createServer(async (req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       return res.end('{"this is": "not json-rpc"');
     }
+    if (state.mode === "sse-cut" && body.method === "tools/call") return cutAnswer(res, body);
     const server = buildServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !state.mode.startsWith("sse"),
+    });
     res.on("close", () => {
       void transport.close();
       void server.close();

@@ -5,7 +5,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export type McpCall = { tool: string; key: string | null; args: Record<string, unknown> };
-export type FakeMode = "normal" | "garbage" | "huge" | "many" | "down" | "extra" | "badschema";
+export type FakeMode =
+  | "normal"
+  | "garbage"
+  | "huge"
+  | "many"
+  | "down"
+  | "extra"
+  | "badschema"
+  | "sse"
+  | "sse-huge"
+  | "sse-cut";
 
 export type FakeMcpServer = {
   port: number;

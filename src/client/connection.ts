@@ -10,7 +10,7 @@ import ReconnectingWebSocket from "partysocket/ws";
 import type { Event, ServerFrame, Ticket } from "../contract";
 import {
   type AckResult,
-  type ClientFrame,
+  type ClientFrameBody,
   type Connection,
   type ConnectionState,
   type ConnectOptions,
@@ -186,7 +186,7 @@ export function openConnection(deps: ConnectionDeps, sessionId: string, options:
     get retries() {
       return Math.max(0, rws.retryCount);
     },
-    send<F extends ClientFrame>(frame: F): Promise<AckResult<F>> {
+    send<F extends ClientFrameBody>(frame: F): Promise<AckResult<F>> {
       if (rws.readyState !== 1 || state !== "open")
         return Promise.reject(new HighwaterError(0, "disconnected", "the socket is not open"));
       const id = `c${++frameId}`;

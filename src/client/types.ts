@@ -5,10 +5,10 @@
 import type { Accepted, ClientFrameBody, ServerFrame, Session } from "../contract";
 import { ERROR_STATUS } from "../contract/errors";
 
-/** Client → server frames, without the `id` the connection adds. */
-export type ClientFrame = ClientFrameBody;
+/** The contract's frame types under their own names: `send` takes a body, the connection adds the `id`. */
+export type { ClientFrame, ClientFrameBody } from "../contract/frames";
 
-export type AckResult<F extends ClientFrame> = F extends { type: "message" } ? Accepted : Session;
+export type AckResult<F extends ClientFrameBody> = F extends { type: "message" } ? Accepted : Session;
 
 /** Contract error codes and their HTTP status, so socket errors carry a status too. */
 export const STATUS_OF: Record<string, number> = ERROR_STATUS;
@@ -97,7 +97,7 @@ export type Connection = {
   /** Failed attempts since the socket was last open (for an "offline" indicator). */
   readonly retries: number;
   /** Sends a frame and resolves with its `ack` result; rejects on an `error` frame or a lost socket. */
-  send<F extends ClientFrame>(frame: F): Promise<AckResult<F>>;
+  send<F extends ClientFrameBody>(frame: F): Promise<AckResult<F>>;
   /** Closes for good: no reconnect. */
   close(): void;
 };

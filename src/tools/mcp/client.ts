@@ -9,6 +9,7 @@ import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcon
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
 import { z } from "zod";
 import { substituteSecrets } from "../secrets";
+import { boundedFetch, TOO_LARGE } from "./bounded-fetch";
 import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
 
@@ -191,33 +192,6 @@ export class McpConnection {
 function sessionOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
 }
-
-/**
- * Fetch for a server: its configured origin only (configuring it is what allows it; no redirects
- * followed), answers cut at the byte limit.
- */
-function boundedFetch(deps: McpConnectionDeps, origin: string): typeof fetch {
-  return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    if (url.origin !== origin) throw new Error("a request to another origin than the server's configured URL");
-    const res = await deps.fetch(input, { ...init, redirect: "manual" });
-    if (!res.body) return res;
-    let seen = 0;
-    const limit = MCP_LIMITS.responseBytes;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, ctl) {
-          seen += chunk.byteLength;
-          if (seen > limit) ctl.error(new Error(`${TOO_LARGE} ${limit} bytes`));
-          else ctl.enqueue(chunk);
-        },
-      }),
-    );
-    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
-  }) as typeof fetch;
-}
-
-const TOO_LARGE = "the server's answer exceeds";
 
 function classify(err: unknown, signal?: AbortSignal): McpCallError {
   if (err instanceof McpCallError) return err;
