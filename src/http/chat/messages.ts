@@ -65,6 +65,14 @@ export class UIMessagesFold {
     this.#total += delta;
   }
 
+  /** A new message, its envelope (`{"id":…,"role":…,"parts":[]},`) counted. */
+  #open(message: UIMessage): void {
+    this.messages.push(message);
+    const envelope = utf8Bytes(JSON.stringify(message)) + 1;
+    this.#bytes.set(message, envelope);
+    this.#total += envelope;
+  }
+
   #trim(): void {
     const { messages, bytes } = this.bounds;
     while (this.messages.length > messages || (this.#total > bytes && this.messages.length > 1)) {
@@ -109,7 +117,7 @@ export class UIMessagesFold {
     const a = e.actions ?? {};
     if (e.author === "user" && c?.type === "text") {
       const message: UIMessage = { id: userMessageId(e), role: "user", parts: [] };
-      this.messages.push(message);
+      this.#open(message);
       this.#push({ type: "text", text: c.text, state: "done" }, message);
       this.#assistant = null;
       this.#lastUserSeq = e.seq;
@@ -178,7 +186,7 @@ export class UIMessagesFold {
   #push(part: UIPart, answer?: UIMessage): void {
     if (!answer && !this.#assistant) {
       this.#assistant = { id: assistantMessageId(this.#lastUserSeq), role: "assistant", parts: [] };
-      this.messages.push(this.#assistant);
+      this.#open(this.#assistant);
     }
     const message = answer ?? this.#assistant!;
     message.parts.push(part);
