@@ -192,6 +192,38 @@ export class EventStore {
       .map(parseRow);
   }
 
+  /**
+   * Events after `after` through `through`, every visibility, read through the model view (an
+   * offloaded result holds its placeholder), ascending; stops after the row that brings the
+   * bodies read past `maxBytes` (at least one event), or at `maxEvents`; `more` unless it read
+   * through `through`. For readers that show what the model saw
+   * (docs/API.md#chat-ai-sdk-ui-message-stream).
+   */
+  readViewAfter(
+    after: number,
+    through: number,
+    maxEvents: number,
+    maxBytes: number,
+  ): { events: Event[]; more: boolean } {
+    this.#ensureModelView();
+    const out: Event[] = [];
+    let bytes = 0;
+    // Rows are read one at a time: the page stops before SQLite reads further bodies.
+    for (const row of this.sql.exec<EventRow>(
+      `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
+       FROM events e LEFT JOIN model_view v ON v.seq = e.seq
+       WHERE e.seq > ? AND e.seq <= ? ORDER BY e.seq LIMIT ?`,
+      after,
+      through,
+      maxEvents,
+    )) {
+      out.push(parseRow(row));
+      bytes += row.body.length;
+      if (bytes > maxBytes) return { events: out, more: true };
+    }
+    return { events: out, more: out.length === maxEvents };
+  }
+
   /** Rebuilds the model view from the log when it is not known to be complete (upgraded or lost). */
   #ensureModelView(): void {
     if (this.#viewReady) return;

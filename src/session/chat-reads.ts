@@ -4,6 +4,7 @@
  * text events of the messages asked for, never the log before them. Pure reads.
  */
 import { ApiError } from "../contract";
+import type { Event, EventStore } from "../log";
 import { readIdempotentAnswer } from "../runtime/idempotency";
 import type { SqlLike } from "../storage";
 import type { Parsed } from "./reads";
@@ -78,4 +79,24 @@ export function lastModelCallSeq(sql: SqlLike): number {
     )
     .toArray()[0];
   return row?.seq ?? 0;
+}
+
+/** Events a chat page holds at most, and the bytes of bodies after which it ends (one event at least). */
+export const CHAT_PAGE = { events: 200, bytes: 2 * 1024 * 1024 };
+
+/**
+ * One page of the events a chat route folds, after `after` through `through` (null: the head), as
+ * the model saw them: an offloaded result is its placeholder, never the archived bytes.
+ * `atHead` says nothing is left to read.
+ */
+export type ChatEventsPage = { events: Event[]; atHead: boolean };
+
+export function chatEventsPage(
+  store: Pick<EventStore, "readViewAfter">,
+  after: number,
+  through: number | null,
+): ChatEventsPage {
+  const last = through ?? Number.MAX_SAFE_INTEGER;
+  const { events, more } = store.readViewAfter(after, last, CHAT_PAGE.events, CHAT_PAGE.bytes);
+  return { events, atHead: !more };
 }

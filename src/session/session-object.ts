@@ -10,7 +10,7 @@ import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "
 import type { Session } from "../projections";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
-import { type ChatWindow, type ChatWindowQuery, chatWindow } from "./chat-reads";
+import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsPage, chatWindow } from "./chat-reads";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { pullParentArchive } from "./fork-archive";
@@ -138,6 +138,10 @@ export class SessionObject extends DurableObject<Env> {
   }
   chatWindow(caller: Caller, query: Parsed<ChatWindowQuery>): Promise<Result<ChatWindow>> {
     return this.#rpc(caller, ({ sql }) => chatWindow(sql, (f) => this.ctx.storage.transactionSync(f), query));
+  }
+  /** A page of a chat route's events, as the model saw them (docs/API.md#chat-ai-sdk-ui-message-stream). */
+  chatEvents(caller: Caller, after: number, through: number | null): Promise<Result<ChatEventsPage>> {
+    return this.#rpc(caller, ({ store }) => chatEventsPage(store, after, through));
   }
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));

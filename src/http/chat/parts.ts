@@ -5,6 +5,7 @@
  * second copy of the log or of the streamed text, so the stream says what the log says.
  */
 import type { Event } from "../../log";
+import { toolOutcome } from "./outputs";
 
 /** One UI message stream chunk, as `uiMessageChunkSchema` in the `ai` package reads it. */
 export type UIChunk = { type: string } & Record<string, unknown>;
@@ -145,7 +146,7 @@ export class ChatParts {
         approved: decision.decision === "approve",
         ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
       });
-    if (c?.type === "functionResponse" && this.#knownCalls.has(c.callId)) out.push(toolOutput(c));
+    if (c?.type === "functionResponse" && this.#knownCalls.has(c.callId)) out.push(toolOutput(e, c));
     if (c?.type === "error" && !this.#joined) {
       out.push({ type: "data-highwater-error", id: `error-${e.seq}`, data: { code: c.code, message: c.message } });
       out.push({ type: "error", errorText: `${c.code}: ${c.message}` });
@@ -252,20 +253,10 @@ export class ChatParts {
 }
 
 /** A tool outcome as the part the AI SDK shows: output, error, or denied. */
-function toolOutput(c: { callId: string; status: string; response: unknown }): UIChunk {
-  if (c.status === "ok")
-    return { type: "tool-output-available", toolCallId: c.callId, output: c.response, dynamic: true };
-  if (c.status === "rejected") return { type: "tool-output-denied", toolCallId: c.callId };
-  return {
-    type: "tool-output-error",
-    toolCallId: c.callId,
-    errorText: errorTextOf(c.status, c.response),
-    dynamic: true,
-  };
-}
-
-function errorTextOf(status: string, response: unknown): string {
-  const r = response as { code?: unknown; message?: unknown } | null;
-  const message = typeof r?.message === "string" ? r.message : JSON.stringify(response);
-  return `${status === "interrupted" ? "interrupted" : typeof r?.code === "string" ? r.code : "error"}: ${message}`;
+function toolOutput(e: Event, c: { callId: string; name: string; status: string; response: unknown }): UIChunk {
+  const o = toolOutcome(e, c);
+  if (o.state === "output-available")
+    return { type: "tool-output-available", toolCallId: c.callId, output: o.output, dynamic: true };
+  if (o.state === "output-denied") return { type: "tool-output-denied", toolCallId: c.callId };
+  return { type: "tool-output-error", toolCallId: c.callId, errorText: o.errorText, dynamic: true };
 }

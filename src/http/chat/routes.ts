@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError, MAX_TEXT_BYTES, type Result, unwrap, utf8Bytes } from "../../contract";
-import type { Event } from "../../log";
 import { argsDigestOf } from "../../runtime/drafts";
+import type { ChatEventsPage } from "../../session/chat-reads";
 import type { ChatTurn } from "../../session/commands";
 import { readJson } from "../body";
 import { resource, sessionStub } from "../routing";
@@ -13,8 +13,8 @@ import { ChatParts } from "./parts";
 import { chatSessionId, parseChatRequest } from "./request";
 import { streamTurn } from "./stream";
 
-/** Events a `GET /messages` asks the object for at a time (each up to the 512 KiB inline limit). */
-const EVENTS_PAGE = 100;
+/** The JSON bytes of one `GET /messages` page at most (docs/API.md#chat-ai-sdk-ui-message-stream). */
+export const MESSAGES_PAGE_BYTES = 4 * 1024 * 1024;
 /** `GET /messages?limit=`: how many of the newest UI messages (docs/API.md#chat-ai-sdk-ui-message-stream). */
 const MessagesQuery = z.strictObject({
   limit: queryInt(1, 1000).optional(),
@@ -54,7 +54,7 @@ export function chatRoutes(app: EdgeApp): void {
           }),
         );
         const fold = new ChatParts({ turnId: posted.turnId, messageId: assistantMessageId(posted.seq) });
-        return streamTurn(stub, caller.principal, posted.seq, fold);
+        return streamTurn(stub, caller, posted.seq, fold);
       }
       // Every answer is checked against the arguments it was shown before any is decided.
       for (const answer of action.approvals) {
@@ -85,7 +85,7 @@ export function chatRoutes(app: EdgeApp): void {
       const asked = before.turn ?? turn;
       const joined = asked.answerSeq > asked.callSeq;
       const fold = new ChatParts({ turnId: turn.turnId, knownCalls: action.toolCallIds, joined });
-      return streamTurn(stub, caller.principal, after, fold);
+      return streamTurn(stub, caller, after, fold);
     },
   });
 
@@ -97,7 +97,7 @@ export function chatRoutes(app: EdgeApp): void {
       if (!turn || (session.status !== "running" && session.status !== "recovering")) return c.body(null, 204);
       // The answer in progress is the one after the turn's last user message, as `GET /messages` has it.
       const fold = new ChatParts({ turnId: turn.turnId, messageId: assistantMessageId(turn.answerSeq) });
-      return streamTurn(stub, caller.principal, turn.answerSeq, fold);
+      return streamTurn(stub, caller, turn.answerSeq, fold);
     },
   });
 
@@ -110,20 +110,22 @@ export function chatRoutes(app: EdgeApp): void {
         const q = parseInput(MessagesQuery, c.req.query(), "query");
         return { limit: q.limit ?? MESSAGES_DEFAULT, ...(q.before !== undefined ? { before: q.before } : {}) };
       });
-      // Found through an index: only the events of those messages are read.
+      // Found through an index: only the events of those messages are read, a page at a time,
+      // as the model saw them, and only the newest messages that fit the page are held.
       const window = unwrap(await stub.chatWindow(caller, query));
-      const through = window.through;
-      let after = window.after;
-      const fold = new UIMessagesFold();
-      for (;;) {
-        const page = unwrap((await stub.readEvents(caller, after, EVENTS_PAGE)) as Result<{ events: Event[] }>);
-        const events = through === null ? page.events : page.events.filter((e) => e.seq <= through);
-        fold.add(events);
-        if (page.events.length < EVENTS_PAGE || events.length < page.events.length) break;
-        after = page.events[page.events.length - 1]!.seq;
-      }
       // `query` parsed: a failed one was answered 400 by `chatWindow`.
-      return c.json(fold.messages.slice(query.ok ? -query.value.limit : 0));
+      const limit = query.ok ? query.value.limit : MESSAGES_DEFAULT;
+      const fold = new UIMessagesFold({ messages: limit, bytes: MESSAGES_PAGE_BYTES });
+      for (let after = window.after; ; ) {
+        const page = unwrap((await stub.chatEvents(caller, after, window.through)) as Result<ChatEventsPage>);
+        fold.add(page.events);
+        if (page.atHead || page.events.length === 0) break;
+        after = page.events.at(-1)!.seq;
+      }
+      const first = fold.messages[0];
+      // A page the byte bound ended early says where the next (older) page starts.
+      if (fold.cut && first) c.header("x-highwater-before", first.id);
+      return c.json(fold.messages);
     },
   });
 }
