@@ -143,7 +143,9 @@ describe("calls", () => {
   });
 
   it("an answer over 10 MiB is tool_failed, not a crash, and not asked for again", async () => {
-    const hub = hubOf();
+    // A long timeout: 11 MiB over loopback can take seconds on a loaded machine, and the verdict
+    // must come from the size, not from a race with the clock.
+    const hub = hubOf({ timeoutMs: 30_000 });
     const lookup = await spec(hub, "fake__lookup");
     await fake.mode("huge");
     const r = await hub.call(lookup, { id: "1" }, "hw_big", signal());
