@@ -4,6 +4,7 @@
  * deployment allows it, and taken out of every tool result before it is committed.
  */
 import { isUrlAllowed, parseHostPattern } from "./hosts";
+import { mcpConfigOf } from "./mcp/config";
 
 /** Any `{{secret:…}}` reference, well-formed or not (a malformed one is a refused use, never sent as text). */
 const SECRET_REF = /\{\{secret:([^{}]*)\}\}/g;
@@ -163,20 +164,10 @@ export function secretAllowedFor(hosts: Record<string, string[]>, name: string, 
 /** The secret names a deployment uses: those of `HTTP_TOOL_SECRETS` and those referenced in `MCP_SERVERS` headers. */
 export function secretNamesInUse(env: object): string[] {
   const names = new Set(Object.keys(parseSecretHosts(stringVar(env, "HTTP_TOOL_SECRETS"))));
-  const mcp = stringVar(env, "MCP_SERVERS");
-  if (mcp) {
-    try {
-      const servers = JSON.parse(mcp) as unknown;
-      for (const server of Array.isArray(servers) ? servers : []) {
-        const headers = (server as { headers?: unknown } | null)?.headers;
-        if (headers === null || typeof headers !== "object") continue;
-        for (const v of Object.values(headers as Record<string, unknown>))
-          if (typeof v === "string") for (const name of secretRefsIn(v)) names.add(name);
-      }
-    } catch {
-      // An invalid MCP_SERVERS is refused where it is read; it names no secret here.
-    }
-  }
+  // An invalid MCP_SERVERS is refused where it is read; it names no secret here.
+  const mcp = mcpConfigOf({ MCP_SERVERS: stringVar(env, "MCP_SERVERS") });
+  for (const server of mcp.ok ? mcp.servers : [])
+    for (const v of Object.values(server.headers)) for (const name of secretRefsIn(v)) names.add(name);
   return [...names].filter((n) => SECRET_NAME.test(n));
 }
 

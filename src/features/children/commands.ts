@@ -77,6 +77,10 @@ export function buildChildSpawn(
       message: `sub-sessions nest at most ${MAX_NESTING} deep; this session is at depth ${depth - 1}`,
     };
   if (!s.directoryId) return { ok: false, code: "unavailable", message: "this session has no owner directory" };
+  // An MCP tool the child is given must be one this session has now (or one of a server down now).
+  const unknownMcp = args.tools?.find((n) => n.includes("__") && !rt.toolFor(n) && !rt.unavailableServerOf(n));
+  if (unknownMcp !== undefined)
+    return { ok: false, code: "unknown_tool", message: `tools: this session has no tool ${unknownMcp}` };
   const o = s.options as SessionOptions & Record<string, unknown>;
   const tools = args.tools ?? o.tools;
   const approvals = (o.approvals ?? []).filter((r) => !tools || tools.includes(r.tool));

@@ -5,7 +5,11 @@ import type { ToolDefinition } from "../../tools/types";
 /** docs/API.md §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;
 
-/** The built-in tool names, given by the registry (which holds this tool, so it cannot be imported here). */
+/**
+ * The static tool names, given by the registry (which holds this tool, so it cannot be imported
+ * here). An MCP tool's name (`<server>__<tool>`; no static name has `__`) is checked against the
+ * spawning session's toolset when the child is made.
+ */
 let knownTools: () => readonly string[] = () => [];
 export function setSpawnableTools(names: () => readonly string[]): void {
   knownTools = names;
@@ -21,9 +25,11 @@ const SpawnSessionInput = z.strictObject({
   tools: z
     .array(z.string().max(64))
     .max(64)
-    .refine((names) => names.every((n) => knownTools().includes(n)), "tools: unknown tool name")
+    .refine((names) => names.every((n) => n.includes("__") || knownTools().includes(n)), "tools: unknown tool name")
     .optional()
-    .describe("Built-in tools the sub-session may use (default: the same as this session)."),
+    .describe(
+      "Tools the sub-session may use, built-in or MCP (`<server>__<tool>`, one this session has) (default: the same as this session).",
+    ),
 });
 export type SpawnSessionArgs = z.infer<typeof SpawnSessionInput>;
 

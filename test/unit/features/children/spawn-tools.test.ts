@@ -1,0 +1,39 @@
+/** spawn_session `tools` (docs/API.md §6): a child may be given MCP tools, by their model-visible name, that its parent has. */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildChildSpawn } from "../../../../src/features/children/commands";
+import { parseToolArgs, spawnSessionTool } from "../../../../src/tools";
+import type { ToolDefinition } from "../../../../src/tools/types";
+import { fakeRuntime } from "../../support/fake-runtime";
+import { newLog } from "../../support/fixtures";
+
+const mcpTool = (name: string): ToolDefinition<unknown> => ({
+  name,
+  source: "mcp:crm",
+  description: "",
+  input: z.record(z.string(), z.unknown()),
+  effect: () => "read",
+  run: async () => ({ status: "ok", response: null }),
+});
+
+function parent() {
+  const ev = newLog();
+  ev.created();
+  const delta = ev.events[0]!.actions!.stateDelta as { session: Record<string, unknown> };
+  delta.session.directoryId = "d1";
+  return fakeRuntime(ev.events, { tools: [mcpTool("crm__find")] });
+}
+
+describe("spawn_session tools", () => {
+  it("its arguments may name MCP tools; a name that is neither static nor <server>__<tool> is still refused", () => {
+    expect(parseToolArgs(spawnSessionTool, { goal: "x", tools: ["crm__find", "read_file"] }).ok).toBe(true);
+    expect(parseToolArgs(spawnSessionTool, { goal: "x", tools: ["nope"] }).ok).toBe(false);
+  });
+
+  it("the child gets an MCP tool its parent has; one the parent lacks is unknown_tool and makes no child", () => {
+    const made = buildChildSpawn(parent(), { callId: "c1" }, { goal: "x", tools: ["crm__find", "read_file"] });
+    expect(made).toMatchObject({ ok: true, spawn: { options: { tools: ["crm__find", "read_file"] } } });
+    const refused = buildChildSpawn(parent(), { callId: "c1" }, { goal: "x", tools: ["crm__nope"] });
+    expect(refused).toEqual({ ok: false, code: "unknown_tool", message: "tools: this session has no tool crm__nope" });
+  });
+});
