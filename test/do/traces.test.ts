@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
 import type { ModelProvider } from "../../src/model/types";
-import { exportClosedTurns, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
+import { exportClosedTurns, outboxState, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
 import { buildTurnTrace } from "../../src/telemetry/spans";
 import { withSession } from "./context-harness";
 import { settledTo } from "./drive";
@@ -245,6 +245,68 @@ describe("a recovered turn's trace, from the runtime's own events", () => {
         key: "gen_ai.response.finish_reasons",
         value: { arrayValue: { values: [{ stringValue: "stop" }] } },
       });
+    });
+  });
+});
+
+describe("a fork whose throughSeq falls inside a turn", () => {
+  it("exports the copied turn (built from its events, it has no run) and every later one; GET /trace answers it; the alarm does not spin", async () => {
+    const parent = await createSession({ title: "parent" });
+    await turn(parent.id, "write a haiku about logs");
+    const parentEvents = await allEvents(parent.id);
+    const call = parentEvents.find((e) => e.content?.type === "functionCall");
+    expect(call).toBeDefined();
+    const forked = await api(`/v1/sessions/${parent.id}/fork`, { method: "POST", json: { throughSeq: call.seq } });
+    expect(forked.status).toBe(201);
+    const id = forked.body.id as string;
+    const copied = (await allEvents(id)).find((e) => e.actions?.turnClose);
+    expect(copied?.actions.turnClose.reason).toBe("stopped");
+
+    // The copied turn has no run: its trace is still its events' trace.
+    const trace = await api(`/v1/sessions/${id}/trace?turnId=${copied.turnId}`);
+    expect(trace.status).toBe(200);
+    const spans = spansOf(trace.body);
+    expect(spans.map(op)[0]).toBe("invoke_agent");
+    expect(spans.map(op)).toContain("execute_tool");
+    expect(spans[0].attributes).toContainEqual({ key: "highwater.turn.outcome", value: { stringValue: "stopped" } });
+
+    // A collector that refuses the first request for good (400), then accepts; alarm firings counted.
+    const posts: { status: number; turnId: string }[] = [];
+    let firings = 0;
+    await runInDurableObject(stubOf(id), (instance) => {
+      const alarm = instance.alarm.bind(instance);
+      (instance as unknown as { alarm: () => Promise<void> }).alarm = () => {
+        firings++;
+        return alarm();
+      };
+      (instance as unknown as { traceExporter: () => unknown }).traceExporter = () => ({
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: async (_url: string, init: RequestInit) => {
+          const status = posts.length === 0 ? 400 : 200;
+          const root = JSON.parse(String(init.body)).resourceSpans[0].scopeSpans[0].spans[0];
+          const turnId = root.attributes.find((a: any) => a.key === "highwater.turn.id").value.stringValue;
+          posts.push({ status, turnId });
+          return new Response(status === 200 ? "{}" : "bad", { status });
+        },
+      });
+    });
+    await turn(id, "and another one");
+    const later = (await allEvents(id)).filter((e) => e.actions?.turnClose).at(-1).turnId;
+    for (let i = 0; i < 200 && !posts.some((p) => p.status === 200); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(posts).toEqual([
+      { status: 400, turnId: copied.turnId },
+      { status: 200, turnId: later },
+    ]);
+    // Nothing more is owed: over two seconds the alarm fires at most once more.
+    const before = firings;
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(firings - before).toBeLessThanOrEqual(1);
+    expect(posts).toHaveLength(2);
+    // The refusal is recorded, not retried.
+    const state = await runInDurableObject(stubOf(id), (_i, s) => outboxState(s.storage.sql));
+    expect(state.dropped).toEqual({
+      count: 1,
+      last: [expect.objectContaining({ turnId: copied.turnId, status: 400 })],
     });
   });
 });
