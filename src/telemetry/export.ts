@@ -52,6 +52,18 @@ export function exportConfig(vars: Record<string, unknown>): ExportConfig | { er
   return { url: url.toString(), headers: { ...headers, "content-type": "application/json" } };
 }
 
+/**
+ * What `GET /healthz` says of trace export: on, off (no endpoint set), or off because a setting
+ * is bad, with what is wrong (names only, never a value).
+ */
+export type ExportStatus = { on: true } | { on: false; reason?: string };
+
+export function exportStatus(vars: Record<string, unknown>): ExportStatus {
+  const config = exportConfig(vars);
+  if (!config) return { on: false };
+  return "error" in config ? { on: false, reason: config.error } : { on: true };
+}
+
 /** The headers, or what is wrong with them. */
 function exportHeaders(vars: Record<string, unknown>): Record<string, string> | string {
   const headers: Record<string, string> = {};

@@ -310,3 +310,37 @@ describe("a fork whose throughSeq falls inside a turn", () => {
     });
   });
 });
+
+describe("a trace is built in bounded memory", () => {
+  /** A SQL handle over `sql` that adds up the bytes of every string the statements answered. */
+  function bytesCounting(sql: SqlStorage) {
+    let bytes = 0;
+    const counted = {
+      exec(query: string, ...bindings: unknown[]) {
+        const cursor = sql.exec(query, ...bindings);
+        return {
+          toArray() {
+            const all = cursor.toArray();
+            for (const row of all) for (const v of Object.values(row)) if (typeof v === "string") bytes += v.length;
+            return all;
+          },
+        };
+      },
+    } as unknown as SqlStorage;
+    return { sql: counted, bytes: () => bytes };
+  }
+
+  it("a turn holding 200 KiB of text is traced reading a small fraction of it: bodies stay out", async () => {
+    const s = await createSession({});
+    const text = `write a haiku about logs ${"x".repeat(200 * 1024)}`;
+    await turn(s.id, text);
+    const { read, trace } = await runInDurableObject(stubOf(s.id), (_i, state) => {
+      const counting = bytesCounting(state.storage.sql);
+      const trace = readTurnTrace(counting.sql, s.id, null);
+      return { read: counting.bytes(), trace };
+    });
+    expect(read).toBeLessThan(32 * 1024);
+    expect(JSON.stringify(trace)).not.toContain("xxxx");
+    expect(trace).toEqual((await api(`/v1/sessions/${s.id}/trace`)).body);
+  });
+});

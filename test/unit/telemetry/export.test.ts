@@ -11,6 +11,7 @@ import {
   exportBackoff,
   exportConfig,
   exportDue,
+  exportStatus,
   retryAfterMs,
 } from "../../../src/telemetry/export";
 
@@ -86,6 +87,16 @@ describe("a bad setting turns export off and never throws", () => {
       const c = exportConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://x.test", OTEL_EXPORTER_OTLP_HEADERS: headers });
       expect(c).toEqual({ error: "OTEL_EXPORTER_OTLP_HEADERS: pair 1: not a valid HTTP header" });
     }
+  });
+});
+
+describe("exportStatus: what GET /healthz says of export", () => {
+  it("on, off with nothing set, off with the reason when a setting is bad (no value in it)", () => {
+    expect(exportStatus({})).toEqual({ on: false });
+    expect(exportStatus({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://x.test" })).toEqual({ on: true });
+    expect(
+      exportStatus({ OTEL_EXPORTER_OTLP_ENDPOINT: "https://x.test", OTEL_EXPORTER_OTLP_HEADERS: "k=tok-9%" }),
+    ).toEqual({ on: false, reason: "OTEL_EXPORTER_OTLP_HEADERS: pair 1: the value is not valid percent-encoding" });
   });
 });
 
