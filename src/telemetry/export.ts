@@ -20,6 +20,8 @@ export type OutboxState = {
   failures: number;
   retryAt: number | null;
   dropped?: { count: number; last: Dropped[] };
+  /** A build under way: the turn, and how many builds of it began without finishing (a crash). */
+  building?: { closeSeq: number; tries: number };
 };
 
 export const EMPTY_OUTBOX: OutboxState = { throughSeq: 0, failures: 0, retryAt: null };
@@ -136,13 +138,25 @@ export function exportDue(pending: boolean, state: OutboxState, now: number): nu
   return state.retryAt ?? now;
 }
 
+/** Builds of one turn that may begin and never finish (the isolate died) before it is unbuildable. */
+export const MAX_BUILD_TRIES = 3;
+
 /**
- * The state before a turn is built and sent: one more failure and its retry time, stored first,
- * so that whatever happens next (a crash building it or sending it) the alarm comes back then.
+ * The state before the turn closed at `closeSeq` is built and sent: one more failure and its
+ * retry time, and the build under way, stored first, so that whatever happens next (a crash
+ * building or sending it) the alarm comes back then, and a turn whose build keeps killing the
+ * object is known (`tries` past `MAX_BUILD_TRIES`: the caller drops it, unbuilt).
  */
-export function beforeAttempt(state: OutboxState, now: number): OutboxState {
+export function beforeAttempt(state: OutboxState, now: number, closeSeq = 0): OutboxState {
   const failures = state.failures + 1;
-  return { ...state, failures, retryAt: now + exportBackoff(failures) };
+  const tries = state.building?.closeSeq === closeSeq ? state.building.tries + 1 : 1;
+  return { ...state, failures, retryAt: now + exportBackoff(failures), building: { closeSeq, tries } };
+}
+
+/** The trace was built: no build is under way. */
+export function built(state: OutboxState): OutboxState {
+  const { building: _, ...rest } = state;
+  return rest;
 }
 
 /** The state after the turn closed at `closeSeq` got `answer` (or could not be built). */
@@ -154,9 +168,11 @@ export function afterAttempt(
 ): OutboxState {
   switch (answer.kind) {
     case "sent":
-      return { ...state, throughSeq: turn.closeSeq, failures: 0, retryAt: null };
+      return { ...built(state), throughSeq: turn.closeSeq, failures: 0, retryAt: null };
     case "retry":
-      return answer.afterMs === null ? state : { ...state, retryAt: now + Math.max(answer.afterMs, 1000) };
+      return answer.afterMs === null
+        ? built(state)
+        : { ...built(state), retryAt: now + Math.max(answer.afterMs, 1000) };
     default: {
       const status: Dropped["status"] = answer.kind === "dropped" ? answer.status : "unbuildable";
       const last: Dropped[] = [

@@ -13,10 +13,12 @@ import {
   afterAttempt,
   answerOf,
   beforeAttempt,
+  built,
   EMPTY_OUTBOX,
   EXPORT_MAX_BYTES,
   type ExportConfig,
   exportDue,
+  MAX_BUILD_TRIES,
   type OutboxState,
 } from "./export";
 import { requestBodies } from "./otlp";
@@ -189,19 +191,22 @@ export async function exportClosedTurns(p: ExportPorts): Promise<{ sent: number;
     if (!next) return { sent, refused: false };
     const turn = { turnId: next.turnId, closeSeq: next.seq };
     await p.beforeSend?.();
-    const pending = beforeAttempt(state, p.now());
+    const pending = beforeAttempt(state, p.now(), next.seq);
     saveOutbox(p.sql, pending);
     await p.arm();
     let bodies: string[];
     try {
+      // Builds of this turn that began and never ended killed the object: it is not built again.
+      if (pending.building!.tries > MAX_BUILD_TRIES) throw new Error(`${MAX_BUILD_TRIES} builds did not finish`);
       bodies = requestBodies(readTurnTrace(p.sql, p.sessionId, next.turnId), p.maxBytes ?? EXPORT_MAX_BYTES);
     } catch (err) {
       saveOutbox(p.sql, afterAttempt(pending, turn, { kind: "unbuildable" }, p.now()));
       warn(`highwater: trace export dropped turn ${next.turnId}: it could not be built (${String(err)})`);
       continue;
     }
+    saveOutbox(p.sql, built(pending));
     const answer = await sendAll(p, bodies);
-    saveOutbox(p.sql, afterAttempt(pending, turn, answer, p.now()));
+    saveOutbox(p.sql, afterAttempt(built(pending), turn, answer, p.now()));
     if (answer.kind === "retry") return { sent, refused: true };
     if (answer.kind === "dropped")
       warn(`highwater: trace export dropped turn ${next.turnId}: the collector answered ${answer.status}`);

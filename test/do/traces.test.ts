@@ -344,3 +344,103 @@ describe("a trace is built in bounded memory", () => {
     expect(trace).toEqual((await api(`/v1/sessions/${s.id}/trace`)).body);
   });
 });
+
+describe("the outbox follows the OTLP/HTTP rules", () => {
+  /** Ports over the object's storage with a scripted collector; `sql` may be wrapped. */
+  function portsOf(
+    sessionId: string,
+    sql: SqlStorage,
+    answer: (n: number) => Response,
+    extra: Record<string, unknown> = {},
+  ) {
+    const bodies: string[] = [];
+    const order: string[] = [];
+    return {
+      bodies,
+      order,
+      ports: {
+        sql,
+        sessionId,
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: (async (_u: string, init: RequestInit) => {
+          bodies.push(String(init.body));
+          order.push("send");
+          return answer(bodies.length);
+        }) as unknown as typeof fetch,
+        now: () => 10_000,
+        arm: async () => {
+          order.push("arm");
+        },
+        warn: () => {},
+        ...extra,
+      },
+    };
+  }
+
+  it("a 413 drops the turn with its status and the next one goes out; a 429 waits its Retry-After", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    await turn(s.id, "and a third");
+    const r = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      const statuses = [413, 200, 429];
+      const { ports, bodies } = portsOf(
+        s.id,
+        state.storage.sql,
+        (n) => new Response("", { status: statuses[n - 1]!, headers: n === 3 ? { "retry-after": "30" } : {} }),
+      );
+      const result = await exportClosedTurns(ports);
+      return { result, sends: bodies.length, state: outboxState(state.storage.sql) };
+    });
+    expect(r.result).toEqual({ sent: 1, refused: true });
+    expect(r.sends).toBe(3);
+    expect(r.state.dropped?.count).toBe(1);
+    expect(r.state.dropped?.last[0]?.status).toBe(413);
+    expect(r.state.retryAt).toBe(10_000 + 30_000);
+  });
+
+  it("a trace over the request limit goes in several requests that together are GET /trace's spans", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    const whole = (await api(`/v1/sessions/${s.id}/trace`)).body;
+    const limit = Math.floor(JSON.stringify(whole).length / 2);
+    const bodies = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      const x = portsOf(s.id, state.storage.sql, () => new Response("{}", { status: 200 }), { maxBytes: limit });
+      expect(await exportClosedTurns(x.ports)).toEqual({ sent: 1, refused: false });
+      return x.bodies;
+    });
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const b of bodies) expect(new TextEncoder().encode(b).length).toBeLessThanOrEqual(limit);
+    expect(bodies.flatMap((b) => spansOf(JSON.parse(b)))).toEqual(spansOf(whole));
+  });
+
+  it("the retry is stored and armed before a trace is built; a build that fails drops that turn, recorded, and the next goes on", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    const r = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      let builds = 0;
+      const order: string[] = [];
+      // The first turn's build fails (its event pages cannot be read); the second's works.
+      const failing = {
+        exec(query: string, ...bindings: unknown[]) {
+          if (query.includes("json_remove") && builds++ === 0) {
+            order.push(`build, outbox retry at ${outboxState(state.storage.sql).retryAt}`);
+            throw new Error("disk says no");
+          }
+          return state.storage.sql.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
+      const x = portsOf(s.id, failing, () => new Response("{}", { status: 200 }));
+      x.ports.arm = async () => {
+        order.push("arm");
+      };
+      const result = await exportClosedTurns(x.ports);
+      return { result, order, state: outboxState(state.storage.sql) };
+    });
+    expect(r.order.slice(0, 2)).toEqual(["arm", "build, outbox retry at 11000"]);
+    expect(r.result).toEqual({ sent: 1, refused: false });
+    expect(r.state.dropped).toEqual({ count: 1, last: [expect.objectContaining({ status: "unbuildable" })] });
+    expect(r.state.retryAt).toBeNull();
+  });
+});

@@ -7,11 +7,13 @@ import {
   afterAttempt,
   answerOf,
   beforeAttempt,
+  built,
   EMPTY_OUTBOX,
   exportBackoff,
   exportConfig,
   exportDue,
   exportStatus,
+  MAX_BUILD_TRIES,
   retryAfterMs,
 } from "../../../src/telemetry/export";
 
@@ -58,7 +60,7 @@ describe("the outbox", () => {
     expect(exportDue(false, EMPTY_OUTBOX, 1000)).toBeNull();
     expect(exportDue(true, EMPTY_OUTBOX, 1000)).toBe(1000);
     const refused = beforeAttempt(EMPTY_OUTBOX, 1000);
-    expect(refused).toEqual({ throughSeq: 0, failures: 1, retryAt: 2000 });
+    expect(refused).toMatchObject({ throughSeq: 0, failures: 1, retryAt: 2000 });
     expect(exportDue(true, refused, 1500)).toBe(2000);
   });
 
@@ -66,7 +68,7 @@ describe("the outbox", () => {
     expect([1, 2, 3, 4].map(exportBackoff)).toEqual([1000, 2000, 4000, 8000]);
     expect(exportBackoff(30)).toBe(300_000);
     const twice = beforeAttempt(beforeAttempt(EMPTY_OUTBOX, 0), 1000);
-    expect(twice).toEqual({ throughSeq: 0, failures: 2, retryAt: 3000 });
+    expect(twice).toMatchObject({ throughSeq: 0, failures: 2, retryAt: 3000 });
     expect(afterAttempt(twice, turn, { kind: "sent" }, 3000)).toEqual({ throughSeq: 42, failures: 0, retryAt: null });
   });
 });
@@ -131,7 +133,7 @@ describe("OTLP/HTTP retry rules", () => {
     expect(retryAfterMs("999999", at)).toBe(3_600_000);
     const pending = beforeAttempt(EMPTY_OUTBOX, at);
     expect(afterAttempt(pending, turn, answerOf({ status: 429, retryAfter: "30" }, at), at).retryAt).toBe(at + 30_000);
-    expect(afterAttempt(pending, turn, answerOf({ status: 503, retryAfter: null }, at), at)).toEqual(pending);
+    expect(afterAttempt(pending, turn, answerOf({ status: 503, retryAfter: null }, at), at)).toEqual(built(pending));
   });
 
   it("a dropped turn moves the outbox past it and is recorded with its status", () => {
@@ -147,5 +149,17 @@ describe("OTLP/HTTP retry rules", () => {
     expect(unbuildable.throughSeq).toBe(50);
     expect(unbuildable.dropped?.count).toBe(2);
     expect(unbuildable.dropped?.last.at(-1)).toEqual({ turnId: "t2", closeSeq: 50, status: "unbuildable" });
+  });
+});
+
+describe("a build that never finishes", () => {
+  it("is counted per turn across crashes; past the limit the caller knows to drop it; a finished build clears it", () => {
+    let state = EMPTY_OUTBOX;
+    for (let i = 1; i <= MAX_BUILD_TRIES + 1; i++) {
+      state = beforeAttempt(state, i * 1000, 42); // the object died before `built`
+      expect(state.building).toEqual({ closeSeq: 42, tries: i });
+    }
+    expect(beforeAttempt(state, 0, 50).building).toEqual({ closeSeq: 50, tries: 1 });
+    expect(built(beforeAttempt(EMPTY_OUTBOX, 0, 42))).not.toHaveProperty("building");
   });
 });
