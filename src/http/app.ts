@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { FEATURES } from "../features";
+import { exportStatus } from "../telemetry/export";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { CHAT_BODY_LIMIT, chatRoutes } from "./chat";
@@ -23,7 +24,10 @@ import type { EdgeEnv } from "./types";
 export function createApp() {
   const app = new Hono<EdgeEnv>();
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  // docs/API.md#sending-traces-to-a-collector: a bad telemetry setting is said here, not fatal.
+  app.get("/healthz", (c) =>
+    c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
+  );
 
   app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT }));
   app.use("/v1/sessions/:id", sessionLookup());

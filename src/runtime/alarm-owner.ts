@@ -9,7 +9,7 @@ import { outboxDelay } from "../features/children/commands";
 import { oldestQueuedRun } from "../features/work/cache";
 import { hasChildrenWork, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
-import { type AlarmDues, loopDue, outboxDue } from "./alarm";
+import { type AlarmDues, dueFloors, type Firing, loopDue, outboxDue } from "./alarm";
 
 export class AlarmOwner {
   /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
@@ -19,6 +19,18 @@ export class AlarmOwner {
   /** When the outbox is next tried, and how many deliveries failed in a row. */
   #outboxAt: number | null = null;
   #outboxFailures = 0;
+  /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
+  #fired: Firing | null = null;
+
+  /** The alarm fired at `now`, with the log's head at `head`. */
+  fired(now: number, head: number): void {
+    this.#fired = { at: now, head };
+  }
+
+  /** The earliest each part may be due now. */
+  floors(head: number, now: number): Record<keyof AlarmDues, number> {
+    return dueFloors(this.#fired, head, now);
+  }
 
   /** The due time of everything the object owes a wake-up for. */
   dues(s: SessionSummary | null, sql: SqlLike, now: number): AlarmDues {

@@ -20,12 +20,36 @@ export type AlarmDues = {
   traceExport?: number | null;
 };
 
-/** The earliest due time of `dues`, never before `now` (an overdue part is due now); null: no alarm. */
-export function nextAlarm(dues: AlarmDues, now: number): number | null {
+/** The least time from one firing of the alarm to the next that a part can ask for. */
+export const ALARM_FLOOR_MS = 1_000;
+
+/** The last firing of the alarm: when it began, and the log's head then. */
+export type Firing = { at: number; head: number };
+
+/**
+ * The earliest each part may be due: never before `now` (an overdue part is due now), and not
+ * within `ALARM_FLOOR_MS` of the last firing, so that a part that stays due without moving
+ * (whatever its bug) wakes the object at most once a second, never in a loop. The loop is
+ * exempt once the log moved since that firing: a slice that worked and yielded goes on at once.
+ */
+export function dueFloors(last: Firing | null, head: number, now: number): Record<keyof AlarmDues, number> {
+  const floor = last ? Math.max(now, last.at + ALARM_FLOOR_MS) : now;
+  return { loop: last && head !== last.head ? now : floor, trigger: floor, outbox: floor, traceExport: floor };
+}
+
+/** The earliest due time of `dues`, each part no earlier than its floor (default `now`); null: no alarm. */
+export function nextAlarm(
+  dues: AlarmDues,
+  now: number,
+  floors?: Partial<Record<keyof AlarmDues, number>>,
+): number | null {
   let at: number | null = null;
-  for (const due of Object.values(dues) as (number | null | undefined)[])
-    if (typeof due === "number" && Number.isFinite(due) && (at === null || due < at)) at = due;
-  return at === null ? null : Math.max(at, now);
+  for (const [part, due] of Object.entries(dues) as [keyof AlarmDues, number | null | undefined][]) {
+    if (typeof due !== "number" || !Number.isFinite(due)) continue;
+    const floored = Math.max(due, floors?.[part] ?? now, now);
+    if (at === null || floored < at) at = floored;
+  }
+  return at;
 }
 
 /**

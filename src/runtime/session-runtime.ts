@@ -238,8 +238,14 @@ export class SessionRuntime implements RuntimeCtx {
    * changes what is owed calls it, so no writer can drop another part's wake-up.
    */
   arm(): Promise<void> {
-    const at = nextAlarm(this.dues(), this.now());
+    const now = this.now();
+    const at = nextAlarm(this.dues(), now, this.#alarm.floors(this.#summary?.highWater ?? 0, now));
     return at === null ? this.deps.deleteAlarm() : this.deps.setAlarm(at);
+  }
+
+  /** The platform fired the alarm: nothing is due again within the floor of this (docs/design.md#where-things-live). */
+  fired(): void {
+    this.#alarm.fired(this.now(), this.#summary?.highWater ?? 0);
   }
 
   /** The running slice holds the loop until `at` (the dead-man switch). */

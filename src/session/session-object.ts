@@ -104,6 +104,7 @@ export class SessionObject extends DurableObject<Env> {
   /** One slice of the loop; a failed slice is the runtime's to count and back off. */
   override async alarm(): Promise<void> {
     if (!this.#opened) return;
+    this.#opened.runtime.fired();
     await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
     const rearm = async () => this.#opened?.runtime.arm();
     await exportTraces(this.traceExporter(), { sql: this.#sql, sessionId: this.#id, env: this.env, rearm });

@@ -8,10 +8,19 @@ import { exportClosedTurns } from "../telemetry/outbox";
 
 export type TraceExporter = { config: ExportConfig; fetch: typeof fetch };
 
-/** The collector from the environment; null (logged once) when none is set up or it is misconfigured. */
+/** What was already said about a bad setting: each reason once per isolate, however many objects read it. */
+const said = new Set<string>();
+
+/**
+ * The collector from the environment; null when none is set up or it is misconfigured, which
+ * is said once in the log (and in `GET /healthz`): export is off, sessions go on.
+ */
 export function readExportConfig(env: Env): ExportConfig | null {
   const config = exportConfig(env as unknown as Record<string, unknown>);
-  if (config && "error" in config) console.error(`highwater: trace export is off: ${config.error}`);
+  if (config && "error" in config && !said.has(config.error)) {
+    said.add(config.error);
+    console.error(`highwater: trace export is off: ${config.error}`);
+  }
   return config && !("error" in config) ? config : null;
 }
 

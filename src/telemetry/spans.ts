@@ -3,7 +3,8 @@
  * `invoke_agent` span for the turn, a `chat` span per model call and an `execute_tool` span
  * per tool call, with the GenAI semantic-convention attributes. Pure: the same events give
  * the same bytes, because every id is derived from the session, the turn and a seq, and every
- * time is an event's `at`. Only references and counts go in, never text, arguments or results.
+ * time is an event's `at`. Only references, codes and counts go in, never text, arguments,
+ * results or messages: a trace holds no words of the conversation (docs/API.md#traces).
  */
 import type { OtlpAttribute, OtlpSpan, OtlpSpanEvent, OtlpTrace } from "../contract/trace";
 import type { Event } from "../log";
@@ -34,6 +35,8 @@ type Chat = {
 type Tool = {
   callId: string;
   name: string;
+  /** The call's first event: its span id, which never changes as the call goes on. */
+  idSeq: number;
   first: Event;
   last: Event;
   effect: string | null;
@@ -43,15 +46,14 @@ type Tool = {
 
 /**
  * The OTLP/JSON trace of one turn. `events` are the turn's events in seq order (others are
- * ignored); the turn span ends at its `turnClose`, or at its last event while it is open.
+ * ignored), read once and not kept: they may be a page-by-page read of the log, with the bodies
+ * left out. The turn span ends at its `turnClose`, or at its last event while it is open.
  */
-export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): OtlpTrace {
+export function buildTurnTrace(events: Iterable<Event>, opts: TraceOptions): OtlpTrace {
   const { sessionId, turnId } = opts;
-  const own = events.filter((e) => e.turnId === turnId);
   const traceId = traceIdOf(sessionId, turnId);
-  const first = own[0];
-  if (!first) return wrap(opts, []);
-  const rootId = spanIdOf("invoke_agent", sessionId, turnId, first.seq);
+  let first: Event | null = null;
+  let lastSeen: Event | null = null;
   const chats = new Map<string, Chat>();
   const tools = new Map<string, Tool>();
   const turnEvents: OtlpSpanEvent[] = [];
@@ -70,14 +72,17 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
   const toolOf = (callId: string, name: string, e: Event): Tool => {
     let t = tools.get(callId);
     if (!t) {
-      t = { callId, name, first: e, last: e, effect: null, status: null, events: [] };
+      t = { callId, name, idSeq: e.seq, first: e, last: e, effect: null, status: null, events: [] };
       tools.set(callId, t);
     }
     t.last = e;
     return t;
   };
 
-  for (const e of own) {
+  for (const e of events) {
+    if (e.turnId !== turnId) continue;
+    first ??= e;
+    lastSeen = e;
     const a = e.actions ?? {};
     const delta = a.stateDelta ?? {};
     const c = e.content;
@@ -96,7 +101,6 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
         attributes: [
           int("highwater.attempt", Number(attempt.attempt ?? 0)),
           str("error.type", String(attempt.code ?? "")),
-          str("highwater.attempt.message", String(attempt.message ?? "")),
           ...(attempt.retryAt ? [str("highwater.attempt.retry_at", attempt.retryAt)] : []),
         ],
       });
@@ -170,7 +174,7 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
       turnEvents.push({
         timeUnixNano: nanos(e.at),
         name: "highwater.error",
-        attributes: [str("error.type", c.code), str("highwater.error.message", c.message)],
+        attributes: [str("error.type", c.code)],
       });
       // The call that gave up: the error's own invocation, else the last call of the turn.
       const failedCall = e.invocationId ?? [...chats.keys()].at(-1);
@@ -182,7 +186,9 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
     }
   }
 
-  const end = close ?? own[own.length - 1]!;
+  if (!first || !lastSeen) return wrap(opts, []);
+  const rootId = spanIdOf("invoke_agent", sessionId, turnId, first.seq);
+  const end = close ?? lastSeen;
   const { provider, name: model } = opts.model;
   const root: OtlpSpan = {
     traceId,
@@ -238,7 +244,7 @@ export function buildTurnTrace(events: readonly Event[], opts: TraceOptions): Ot
   const toolSpans = [...tools.values()].map(
     (t): OtlpSpan => ({
       traceId,
-      spanId: spanIdOf("execute_tool", sessionId, turnId, t.first.seq),
+      spanId: spanIdOf("execute_tool", sessionId, turnId, t.idSeq),
       parentSpanId: rootId,
       name: `execute_tool ${t.name}`,
       kind: 1,

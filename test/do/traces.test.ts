@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/log";
 import type { ModelProvider } from "../../src/model/types";
-import { exportClosedTurns, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
+import { exportClosedTurns, outboxState, readTurnTrace, traceExportDue } from "../../src/telemetry/outbox";
 import { buildTurnTrace } from "../../src/telemetry/spans";
 import { withSession } from "./context-harness";
 import { settledTo } from "./drive";
@@ -246,5 +246,201 @@ describe("a recovered turn's trace, from the runtime's own events", () => {
         value: { arrayValue: { values: [{ stringValue: "stop" }] } },
       });
     });
+  });
+});
+
+describe("a fork whose throughSeq falls inside a turn", () => {
+  it("exports the copied turn (built from its events, it has no run) and every later one; GET /trace answers it; the alarm does not spin", async () => {
+    const parent = await createSession({ title: "parent" });
+    await turn(parent.id, "write a haiku about logs");
+    const parentEvents = await allEvents(parent.id);
+    const call = parentEvents.find((e) => e.content?.type === "functionCall");
+    expect(call).toBeDefined();
+    const forked = await api(`/v1/sessions/${parent.id}/fork`, { method: "POST", json: { throughSeq: call.seq } });
+    expect(forked.status).toBe(201);
+    const id = forked.body.id as string;
+    const copied = (await allEvents(id)).find((e) => e.actions?.turnClose);
+    expect(copied?.actions.turnClose.reason).toBe("stopped");
+
+    // The copied turn has no run: its trace is still its events' trace.
+    const trace = await api(`/v1/sessions/${id}/trace?turnId=${copied.turnId}`);
+    expect(trace.status).toBe(200);
+    const spans = spansOf(trace.body);
+    expect(spans.map(op)[0]).toBe("invoke_agent");
+    expect(spans.map(op)).toContain("execute_tool");
+    expect(spans[0].attributes).toContainEqual({ key: "highwater.turn.outcome", value: { stringValue: "stopped" } });
+
+    // A collector that refuses the first request for good (400), then accepts; alarm firings counted.
+    const posts: { status: number; turnId: string }[] = [];
+    let firings = 0;
+    await runInDurableObject(stubOf(id), (instance) => {
+      const alarm = instance.alarm.bind(instance);
+      (instance as unknown as { alarm: () => Promise<void> }).alarm = () => {
+        firings++;
+        return alarm();
+      };
+      (instance as unknown as { traceExporter: () => unknown }).traceExporter = () => ({
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: async (_url: string, init: RequestInit) => {
+          const status = posts.length === 0 ? 400 : 200;
+          const root = JSON.parse(String(init.body)).resourceSpans[0].scopeSpans[0].spans[0];
+          const turnId = root.attributes.find((a: any) => a.key === "highwater.turn.id").value.stringValue;
+          posts.push({ status, turnId });
+          return new Response(status === 200 ? "{}" : "bad", { status });
+        },
+      });
+    });
+    await turn(id, "and another one");
+    const later = (await allEvents(id)).filter((e) => e.actions?.turnClose).at(-1).turnId;
+    for (let i = 0; i < 200 && !posts.some((p) => p.status === 200); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(posts).toEqual([
+      { status: 400, turnId: copied.turnId },
+      { status: 200, turnId: later },
+    ]);
+    // Nothing more is owed: over two seconds the alarm fires at most once more.
+    const before = firings;
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(firings - before).toBeLessThanOrEqual(1);
+    expect(posts).toHaveLength(2);
+    // The refusal is recorded, not retried.
+    const state = await runInDurableObject(stubOf(id), (_i, s) => outboxState(s.storage.sql));
+    expect(state.dropped).toEqual({
+      count: 1,
+      last: [expect.objectContaining({ turnId: copied.turnId, status: 400 })],
+    });
+  });
+});
+
+describe("a trace is built in bounded memory", () => {
+  /** A SQL handle over `sql` that adds up the bytes of every string the statements answered. */
+  function bytesCounting(sql: SqlStorage) {
+    let bytes = 0;
+    const counted = {
+      exec(query: string, ...bindings: unknown[]) {
+        const cursor = sql.exec(query, ...bindings);
+        return {
+          toArray() {
+            const all = cursor.toArray();
+            for (const row of all) for (const v of Object.values(row)) if (typeof v === "string") bytes += v.length;
+            return all;
+          },
+        };
+      },
+    } as unknown as SqlStorage;
+    return { sql: counted, bytes: () => bytes };
+  }
+
+  it("a turn holding 200 KiB of text is traced reading a small fraction of it: bodies stay out", async () => {
+    const s = await createSession({});
+    const text = `write a haiku about logs ${"x".repeat(200 * 1024)}`;
+    await turn(s.id, text);
+    const { read, trace } = await runInDurableObject(stubOf(s.id), (_i, state) => {
+      const counting = bytesCounting(state.storage.sql);
+      const trace = readTurnTrace(counting.sql, s.id, null);
+      return { read: counting.bytes(), trace };
+    });
+    expect(read).toBeLessThan(32 * 1024);
+    expect(JSON.stringify(trace)).not.toContain("xxxx");
+    expect(trace).toEqual((await api(`/v1/sessions/${s.id}/trace`)).body);
+  });
+});
+
+describe("the outbox follows the OTLP/HTTP rules", () => {
+  /** Ports over the object's storage with a scripted collector; `sql` may be wrapped. */
+  function portsOf(
+    sessionId: string,
+    sql: SqlStorage,
+    answer: (n: number) => Response,
+    extra: Record<string, unknown> = {},
+  ) {
+    const bodies: string[] = [];
+    const order: string[] = [];
+    return {
+      bodies,
+      order,
+      ports: {
+        sql,
+        sessionId,
+        config: { url: "https://collector.test/v1/traces", headers: {} },
+        fetch: (async (_u: string, init: RequestInit) => {
+          bodies.push(String(init.body));
+          order.push("send");
+          return answer(bodies.length);
+        }) as unknown as typeof fetch,
+        now: () => 10_000,
+        arm: async () => {
+          order.push("arm");
+        },
+        warn: () => {},
+        ...extra,
+      },
+    };
+  }
+
+  it("a 413 drops the turn with its status and the next one goes out; a 429 waits its Retry-After", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    await turn(s.id, "and a third");
+    const r = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      const statuses = [413, 200, 429];
+      const { ports, bodies } = portsOf(
+        s.id,
+        state.storage.sql,
+        (n) => new Response("", { status: statuses[n - 1]!, headers: n === 3 ? { "retry-after": "30" } : {} }),
+      );
+      const result = await exportClosedTurns(ports);
+      return { result, sends: bodies.length, state: outboxState(state.storage.sql) };
+    });
+    expect(r.result).toEqual({ sent: 1, refused: true });
+    expect(r.sends).toBe(3);
+    expect(r.state.dropped?.count).toBe(1);
+    expect(r.state.dropped?.last[0]?.status).toBe(413);
+    expect(r.state.retryAt).toBe(10_000 + 30_000);
+  });
+
+  it("a trace over the request limit goes in several requests that together are GET /trace's spans", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    const whole = (await api(`/v1/sessions/${s.id}/trace`)).body;
+    const limit = Math.floor(JSON.stringify(whole).length / 2);
+    const bodies = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      const x = portsOf(s.id, state.storage.sql, () => new Response("{}", { status: 200 }), { maxBytes: limit });
+      expect(await exportClosedTurns(x.ports)).toEqual({ sent: 1, refused: false });
+      return x.bodies;
+    });
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const b of bodies) expect(new TextEncoder().encode(b).length).toBeLessThanOrEqual(limit);
+    expect(bodies.flatMap((b) => spansOf(JSON.parse(b)))).toEqual(spansOf(whole));
+  });
+
+  it("the retry is stored and armed before a trace is built; a build that fails drops that turn, recorded, and the next goes on", async () => {
+    const s = await createSession({});
+    await turn(s.id, "write a haiku about logs");
+    await turn(s.id, "and another one");
+    const r = await runInDurableObject(stubOf(s.id), async (_i, state) => {
+      let builds = 0;
+      const order: string[] = [];
+      // The first turn's build fails (its event pages cannot be read); the second's works.
+      const failing = {
+        exec(query: string, ...bindings: unknown[]) {
+          if (query.includes("json_remove") && builds++ === 0) {
+            order.push(`build, outbox retry at ${outboxState(state.storage.sql).retryAt}`);
+            throw new Error("disk says no");
+          }
+          return state.storage.sql.exec(query, ...bindings);
+        },
+      } as unknown as SqlStorage;
+      const x = portsOf(s.id, failing, () => new Response("{}", { status: 200 }));
+      x.ports.arm = async () => {
+        order.push("arm");
+      };
+      const result = await exportClosedTurns(x.ports);
+      return { result, order, state: outboxState(state.storage.sql) };
+    });
+    expect(r.order.slice(0, 2)).toEqual(["arm", "build, outbox retry at 11000"]);
+    expect(r.result).toEqual({ sent: 1, refused: false });
+    expect(r.state.dropped).toEqual({ count: 1, last: [expect.objectContaining({ status: "unbuildable" })] });
+    expect(r.state.retryAt).toBeNull();
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "../../../src/runtime/alarm";
+import {
+  ALARM_FLOOR_MS,
+  type AlarmDues,
+  dueFloors,
+  type LoopView,
+  loopDue,
+  nextAlarm,
+  outboxDue,
+} from "../../../src/runtime/alarm";
 
 /** docs/design.md#where-things-live: one owner for the alarm, the earliest of what is owed. */
 
@@ -24,6 +32,39 @@ describe("nextAlarm: the earliest due time of everything the object owes", () =>
     ["something overdue is due now", { loop: NOW - 5_000, trigger: NOW + 1_000 }, NOW],
   ])("%s", (_name, dues, expected) => {
     expect(nextAlarm(dues, NOW)).toBe(expected);
+  });
+});
+
+describe("every due time has a floor: no part makes the alarm fire in a loop", () => {
+  const fired = { at: NOW - 5, head: 40 };
+
+  it("a part still due right after the firing that served it waits out the floor", () => {
+    for (const part of ["trigger", "outbox", "traceExport"] as const) {
+      const dues: AlarmDues = { [part]: NOW };
+      expect(nextAlarm(dues, NOW, dueFloors(fired, 40, NOW))).toBe(fired.at + ALARM_FLOOR_MS);
+    }
+    // A loop that did nothing (the log did not move) waits it out too.
+    expect(nextAlarm({ loop: NOW }, NOW, dueFloors(fired, 40, NOW))).toBe(fired.at + ALARM_FLOOR_MS);
+  });
+
+  it("a loop that appended since the firing goes on at once; later due times are untouched", () => {
+    expect(nextAlarm({ loop: NOW, traceExport: NOW }, NOW, dueFloors(fired, 41, NOW))).toBe(NOW);
+    expect(nextAlarm({ traceExport: NOW + 30_000 }, NOW, dueFloors(fired, 40, NOW))).toBe(NOW + 30_000);
+    // Long after the last firing, or before any, the floor is now.
+    expect(nextAlarm({ outbox: NOW - 1 }, NOW, dueFloors({ at: NOW - 60_000, head: 40 }, 40, NOW))).toBe(NOW);
+    expect(nextAlarm({ outbox: NOW - 1 }, NOW, dueFloors(null, 40, NOW))).toBe(NOW);
+  });
+
+  it("a part always due now, armed after each firing, fires at most once per floor", () => {
+    let at = NOW;
+    const firings: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      firings.push(at);
+      const now = at + 3; // the handler did nothing useful in 3 ms
+      at = nextAlarm({ traceExport: now }, now, dueFloors({ at, head: 7 }, 7, now))!;
+    }
+    for (let i = 1; i < firings.length; i++)
+      expect(firings[i]! - firings[i - 1]!).toBeGreaterThanOrEqual(ALARM_FLOOR_MS);
   });
 });
 

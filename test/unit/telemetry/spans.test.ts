@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Event } from "../../../src/log";
+import { requestBodies } from "../../../src/telemetry/otlp";
 import { buildTurnTrace, type OtlpAttribute, type OtlpSpan } from "../../../src/telemetry/spans";
 import { newLog } from "../support/fixtures";
 
@@ -168,5 +169,63 @@ describe("buildTurnTrace", () => {
     expect(spans[0]!.status.code).toBe(2);
     expect(spans[1]!.status.code).toBe(2);
     expect(spansOf(ev.events, { ...OPTS, turnId: "nope" })).toEqual([]);
+  });
+
+  it("an open turn's span ids stay the same as it goes on: a call's span is named by its call, not its dispatch", () => {
+    const events = recoveredTurn();
+    const dispatchAt = events.findIndex((e) => e.actions?.toolDispatch);
+    // Built while the call is asked for but not yet dispatched, then after: the same ids.
+    const early = spansOf(events.slice(0, dispatchAt));
+    const later = spansOf(events.slice(0, dispatchAt + 1));
+    const idsOf = (spans: OtlpSpan[]) => spans.map((x) => x.spanId);
+    expect(idsOf(later)).toEqual(idsOf(early));
+    expect(idsOf(spansOf(events))).toEqual(expect.arrayContaining(idsOf(early)));
+  });
+
+  it("no message of a failed attempt or an error is in the trace, only their codes", () => {
+    const ev = newLog();
+    ev.user("hi");
+    ev.modelRequest();
+    ev.stateDelta(
+      { modelAttempt: { invocationId: "inv1", attempt: 1, code: "http_500", message: "upstream said: hi Bob" } },
+      "runtime",
+    );
+    ev.error("model_failed", "gave up: upstream said hi Bob");
+    ev.turnClose("failed");
+    const json = JSON.stringify(buildTurnTrace(ev.events, OPTS));
+    expect(json).not.toContain("Bob");
+    expect(json).toContain("http_500");
+    expect(json).toContain("model_failed");
+  });
+
+  it("reads its events once, as they come: a generator over the log is enough", () => {
+    const events = recoveredTurn();
+    function* once() {
+      yield* events;
+    }
+    expect(JSON.stringify(buildTurnTrace(once(), OPTS))).toBe(JSON.stringify(buildTurnTrace(events, OPTS)));
+  });
+});
+
+describe("requestBodies", () => {
+  const trace = () => buildTurnTrace(recoveredTurn(), OPTS);
+
+  it("a trace that fits is one body, byte for byte the trace", () => {
+    expect(requestBodies(trace(), 4 * 1024 * 1024)).toEqual([JSON.stringify(trace())]);
+  });
+
+  it("a larger one is split by spans into bodies under the limit that together hold every span once", () => {
+    const whole = trace();
+    const limit = Math.floor(JSON.stringify(whole).length * 0.6);
+    const bodies = requestBodies(whole, limit);
+    expect(bodies.length).toBeGreaterThan(1);
+    for (const b of bodies) expect(new TextEncoder().encode(b).length).toBeLessThanOrEqual(limit);
+    const parsed = bodies.map((b) => JSON.parse(b));
+    const spans = parsed.flatMap((p) => p.resourceSpans[0].scopeSpans[0].spans);
+    expect(spans).toEqual(whole.resourceSpans[0]!.scopeSpans[0]!.spans);
+    for (const p of parsed) {
+      expect(p.resourceSpans[0].resource).toEqual(whole.resourceSpans[0]!.resource);
+      expect(p.resourceSpans[0].scopeSpans[0].scope).toEqual(whole.resourceSpans[0]!.scopeSpans[0]!.scope);
+    }
   });
 });
