@@ -1,11 +1,9 @@
 /**
- * What a feature beyond a turn contributes to a session: the runtime's plug (its tools, tables,
- * alarm, summary slice and what the model is shown: `runtime/feature.ts`) and its routes.
+ * A feature: one object implementing the plugs it needs (docs/design.md#plugs): the runtime's
+ * (`runtime/feature.ts`: tools, tables, alarm, summary slice, what the model is shown), the
+ * object's (`session/feature.ts`) and the edge's (`http/types.ts`: routes).
  */
-import type { EdgeApp } from "../http/types";
-import type { RuntimeFeature } from "../runtime/feature";
+import type { EdgeFeature } from "../http/types";
+import type { ObjectFeature } from "../session/feature";
 
-export type Feature = RuntimeFeature & {
-  /** Mounts the feature's routes (behind the session lookup, before the app's 404). */
-  readonly routes?: (app: EdgeApp) => void;
-};
+export type Feature = ObjectFeature & EdgeFeature;

@@ -13,6 +13,7 @@ import { type Admitted, admit, adoptOnce } from "./admission";
 import { type ChatWindow, type ChatWindowQuery, chatWindow } from "./chat-reads";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
+import { type ObjectFeature, type Operation, operationsOf } from "./feature";
 import { pullParentArchive } from "./fork-archive";
 import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
@@ -32,8 +33,14 @@ export class SessionObject extends DurableObject<Env> {
   readonly #id = this.ctx.id.toString();
   readonly #sql = this.ctx.storage.sql;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  readonly #features: readonly ObjectFeature[];
+  readonly #operations: ReadonlyMap<string, Operation>;
+
+  /** `features`: the deployment's, handed down by `createHighwater` (docs/design.md#plugs). */
+  constructor(ctx: DurableObjectState, env: Env, features: readonly ObjectFeature[] = []) {
     super(ctx, env);
+    this.#features = features;
+    this.#operations = operationsOf(features);
     // docs/API.md#authentication-and-errors: an object never written stays unwritten (its tables
     // are created in the block that writes seq 1), so probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -59,6 +66,7 @@ export class SessionObject extends DurableObject<Env> {
         principal: () => ownerPrincipal(this.#sql),
       },
       () => traceExportDue(this.#sql, this.traceExporter()?.config ?? null, Date.now()),
+      this.#features,
     );
     return this.#opened;
   }
@@ -125,6 +133,15 @@ export class SessionObject extends DurableObject<Env> {
   /** A session from before the owner moved into seq 1 (docs/API.md#upgrades). */
   adoptOwner(caller: Caller): Promise<Result<{ adopted: boolean }>> {
     return asResult(() => adoptOnce(this.#opening(), this.#sql, this.#id, caller));
+  }
+
+  /** The one path of a feature's operation (docs/design.md#plugs): admitted, then the operation. */
+  call(caller: Caller, feature: string, operation: string, input: unknown): Promise<Result<unknown>> {
+    return this.#rpc(caller, (admitted) => {
+      const op = this.#operations.get(`${feature}/${operation}`);
+      if (!op) throw new ApiError("not_found", `no operation ${feature}/${operation}`);
+      return op(admitted, input);
+    });
   }
 
   getSession(caller: Caller): Promise<Result<Session>> {

@@ -1,15 +1,13 @@
 import { z } from "zod";
 import { toolError } from "../../tools/builtin/text";
+import { staticTools } from "../../tools/registry";
 import type { ToolDefinition } from "../../tools/types";
 
 /** docs/API.md §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;
 
-/** The built-in tool names, given by the registry (which holds this tool, so it cannot be imported here). */
-let knownTools: () => readonly string[] = () => [];
-export function setSpawnableTools(names: () => readonly string[]): void {
-  knownTools = names;
-}
+/** The deployment's tool names (the registry is installed at start-up, before any call). */
+const knownTools = () => Object.keys(staticTools());
 
 const SpawnSessionInput = z.strictObject({
   goal: z
