@@ -39,6 +39,16 @@ export default defineConfig({
         test: { name: "do", include: ["test/do/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
+        // A deployment with one more feature (test/plugin/worker.ts): the plug-in test.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./test/plugin/wrangler.toml" },
+            miniflare: { bindings: { API_TOKENS: "test-token-a,test-token-b", HW_TEST_MODE: "1" } },
+          }),
+        ],
+        test: { name: "plugin", include: ["test/plugin/**/*.test.ts"], testTimeout: 30_000 },
+      },
+      {
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],

@@ -4,11 +4,14 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
+import { FEATURES, type Feature } from "./features";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";
 import { type AnyTool, buildStaticTools, installStaticTools } from "./tools";
 
+export type { Feature } from "./features";
+export { FEATURES } from "./features";
 export type { ToolEffect } from "./log";
 export type { AnyTool, ToolDefinition } from "./tools";
 export { type CustomToolContext, type CustomToolSpec, defineTool, ToolError } from "./tools";
@@ -16,6 +19,8 @@ export { type CustomToolContext, type CustomToolSpec, defineTool, ToolError } fr
 export type HighwaterOptions = {
   /** The deployment's own tools, from `defineTool`. */
   tools?: readonly AnyTool[];
+  /** The deployment's features, in mounting order (default: the built-in `FEATURES`). */
+  features?: readonly Feature[];
 };
 
 export type Highwater = {
@@ -26,20 +31,22 @@ export type Highwater = {
 
 /**
  * The Worker and both Durable Object classes of one deployment. Export them under these names
- * (`wrangler.toml` binds `SessionObject` and `DirectoryObject`). Throws, naming the problem,
- * when a tool cannot be added (a built-in's name, a name used twice).
+ * (`wrangler.toml` binds `SessionObject` and `DirectoryObject`). The feature list is handed down
+ * to the edge, the object and its runtime (docs/design.md#plugs). Throws, naming the problem,
+ * when a feature or a tool cannot be added (a name listed twice, a built-in's name).
  */
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
-  const registry = buildStaticTools(options.tools ?? []);
+  const features = options.features ?? FEATURES;
+  const registry = buildStaticTools(options.tools ?? [], features);
   installStaticTools(registry);
   logStart(options.tools ?? []);
-  const app = createApp();
+  const app = createApp(features);
 
   /** The session object of this deployment: its sessions have the deployment's tools. */
   class HighwaterSessionObject extends SessionObject {
     constructor(ctx: DurableObjectState, env: Env) {
       installStaticTools(registry);
-      super(ctx, env);
+      super(ctx, env, features);
     }
   }
 

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { FEATURES } from "../features";
 import { exportStatus } from "../telemetry/export";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
@@ -14,14 +13,15 @@ import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
 import { toolRoutes } from "./tools";
 import { turnRoutes } from "./turns";
-import type { EdgeEnv } from "./types";
+import type { EdgeEnv, EdgeFeature } from "./types";
 
 /**
  * The HTTP edge (docs/design.md §2): one middleware per concern in the order of docs/API.md §7.1
  * (CORS, 503/401, 403, 429, 413), then the routes grouped by concern, each answering 405 for
- * the methods it lacks, behind the session lookup; one `onError` builds every error body.
+ * the methods it lacks, behind the session lookup, the features' routes among them (in list
+ * order); one `onError` builds every error body.
  */
-export function createApp() {
+export function createApp(features: readonly EdgeFeature[] = []) {
   const app = new Hono<EdgeEnv>();
 
   // docs/API.md#sending-traces-to-a-collector: a bad telemetry setting is said here, not fatal.
@@ -38,7 +38,7 @@ export function createApp() {
   readRoutes(app);
   socketRoutes(app);
   resumeRoutes(app);
-  for (const feature of FEATURES) feature.routes?.(app);
+  for (const feature of features) feature.routes?.(app);
   toolRoutes(app);
   chatRoutes(app);
 

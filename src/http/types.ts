@@ -22,6 +22,13 @@ export type EdgeContext = Context<EdgeEnv>;
 export type EdgeApp = Hono<EdgeEnv>;
 export type EdgeMiddleware = MiddlewareHandler<EdgeEnv>;
 
+/** The edge's plug (docs/design.md#plugs): a feature's routes, mounted behind the session lookup. */
+export type EdgeFeature = {
+  readonly name: string;
+  /** Mounts the feature's routes (behind the session lookup, before the app's 404). */
+  readonly routes?: (app: EdgeApp) => void;
+};
+
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */
 export function directoryOf(env: Env, principal: string) {
   return env.DIRECTORY.get(directoryIdOf(env, principal));

@@ -10,7 +10,7 @@ export {
   reduceChildren,
   SPAWN_TOOL,
   type SpawnedBy,
-} from "../features/children/facts";
+} from "./children";
 export {
   buildModelMessages,
   CHARS_PER_TOKEN,
@@ -53,11 +53,13 @@ export {
   type RecordedToolset,
   type RecoveryNotice,
   reduceSummary,
+  reduceSummaryWith,
   type Session,
   type SessionCreated,
   type SessionOptions,
   type SessionStatus,
   type SessionSummary,
+  type SliceFold,
   sessionWait,
   toSession,
   withArgsDigest,

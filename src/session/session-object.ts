@@ -1,18 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
-import type { ChildReport, ChildSpawn } from "../features/children/commands";
-import { refuseBarred, stopFromParent } from "../features/children/rpc";
 import { type ForkSource, readForkSource } from "../features/fork/commands";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import { runsOf, triggersOf } from "../features/work/commands";
-import { addTrigger, alarmSlice, removeTrigger, resumeRun, stopTurn } from "../features/work/rpc";
+import { addTrigger, removeTrigger, resumeRun } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
+import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
 import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsPage, chatWindow } from "./chat-reads";
+import { refuseBarred, stopFromParent } from "./children-rpc";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
+import { type ObjectFeature, type Operation, operationsOf } from "./feature";
 import { pullParentArchive } from "./fork-archive";
 import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
@@ -32,8 +32,14 @@ export class SessionObject extends DurableObject<Env> {
   readonly #id = this.ctx.id.toString();
   readonly #sql = this.ctx.storage.sql;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  readonly #features: readonly ObjectFeature[];
+  readonly #operations: ReadonlyMap<string, Operation>;
+
+  /** `features`: the deployment's, handed down by `createHighwater` (docs/design.md#plugs). */
+  constructor(ctx: DurableObjectState, env: Env, features: readonly ObjectFeature[] = []) {
     super(ctx, env);
+    this.#features = features;
+    this.#operations = operationsOf(features);
     // docs/API.md#authentication-and-errors: an object never written stays unwritten (its tables
     // are created in the block that writes seq 1), so probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -59,6 +65,7 @@ export class SessionObject extends DurableObject<Env> {
         principal: () => ownerPrincipal(this.#sql),
       },
       () => traceExportDue(this.#sql, this.traceExporter()?.config ?? null, Date.now()),
+      this.#features,
     );
     return this.#opened;
   }
@@ -105,7 +112,7 @@ export class SessionObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     if (!this.#opened) return;
     this.#opened.runtime.fired();
-    await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
+    await this.#opened.runtime.wake();
     const rearm = async () => this.#opened?.runtime.arm();
     await exportTraces(this.traceExporter(), { sql: this.#sql, sessionId: this.#id, env: this.env, rearm });
   }
@@ -128,6 +135,15 @@ export class SessionObject extends DurableObject<Env> {
     return asResult(() => adoptOnce(this.#opening(), this.#sql, this.#id, caller));
   }
 
+  /** The one path of a feature's operation (docs/design.md#plugs): admitted, then the operation. */
+  call(caller: Caller, feature: string, operation: string, input: unknown): Promise<Result<unknown>> {
+    return this.#rpc(caller, (admitted) => {
+      const op = this.#operations.get(`${feature}/${operation}`);
+      if (!op) throw new ApiError("not_found", `no operation ${feature}/${operation}`);
+      return op(admitted, input);
+    });
+  }
+
   getSession(caller: Caller): Promise<Result<Session>> {
     return this.#rpc(caller, ({ runtime }) => runtime.session());
   }
@@ -148,7 +164,11 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));
   }
   stop(caller: Caller): Promise<Result<Session>> {
-    return this.#rpc(caller, stopTurn);
+    return this.#rpc(caller, async ({ runtime }) => {
+      const session = runtime.stop();
+      await runtime.afterTurn();
+      return session;
+    });
   }
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));
@@ -235,21 +255,6 @@ export class SessionObject extends DurableObject<Env> {
   }
   listRuns(caller: Caller, page: { before: number | null; limit: number }) {
     return this.#rpc(caller, ({ runtime, sql }) => runsOf(runtime, sql, page));
-  }
-
-  // ---- work records ----------------------------------------------------------------------
-
-  records(caller: Caller) {
-    return this.#rpc(caller, ({ runtime }) => getRecords(runtime));
-  }
-  record(caller: Caller, topic: string, page: { after?: number; limit?: number } = {}) {
-    return this.#rpc(caller, ({ runtime }) => getRecord(runtime, topic, page));
-  }
-  putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
-    return this.#rpc(caller, ({ runtime }) => putRecord(runtime, input.topic, input));
-  }
-  appendRecordEntry(caller: Caller, input: { topic: string; text: string; refs?: number[] }) {
-    return this.#rpc(caller, ({ runtime }) => appendRecordEntry(runtime, input.topic, input));
   }
 
   // ---- fork (docs/API.md#fork) -----------------------------------------------------------

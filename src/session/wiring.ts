@@ -4,17 +4,17 @@
  * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
 
-import { FEATURES } from "../features";
-import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
 import { SessionRuntime } from "../runtime";
 import { failpoint, failpointArmed } from "../runtime/failpoints";
+import type { RuntimeFeature } from "../runtime/feature";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
 import { mcpHubFor } from "../tools/mcp";
+import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -34,13 +34,19 @@ export function isWritten(sql: SqlStorage): boolean {
 }
 
 /** Migrates and wires the runtime (call inside the seq 1 block for a new session). */
-export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, traceExportDue: TraceExportDue): Opened {
+export function openSession(
+  ctx: DurableObjectState,
+  env: Env,
+  hooks: Hooks,
+  traceExportDue: TraceExportDue,
+  features: readonly RuntimeFeature[],
+): Opened {
   const sql = ctx.storage.sql;
   const transactionSync = <T>(fn: () => T): T => ctx.storage.transactionSync(fn);
   transactionSync(() => applyMigrations(sql));
   const sessionId = ctx.id.toString();
   const store = new EventStore(sql, sessionId, transactionSync);
-  for (const feature of FEATURES) feature.catchUp?.(sql, store, transactionSync);
+  for (const feature of features) feature.catchUp?.(sql, store, transactionSync);
   // The port derives children in this session's jurisdiction, read from its seq 1 when it spawns.
   let runtime: SessionRuntime | null = null;
   const children = makeChildrenPort(env, sessionId, {
@@ -69,6 +75,8 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, tra
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children,
+    features,
+    principal: hooks.principal,
     mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
   return { runtime, store };

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { FEATURES } from "../features";
-import { setSpawnableTools } from "../features/children/tool";
 import {
   deleteFileTool,
   editFileTool,
@@ -18,7 +16,7 @@ import type { ToolDefinition } from "./types";
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many argument types
 export type AnyTool = ToolDefinition<any>;
 
-/** The built-in tools of docs/API.md §5, by name. */
+/** The core's built-in tools of docs/API.md §5, by name (the features' own come with them: `buildStaticTools`). */
 export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
   Object.fromEntries(
     [
@@ -31,7 +29,6 @@ export const BUILTIN_TOOLS: Readonly<Record<string, AnyTool>> = Object.freeze(
       httpFetchTool,
       readArchiveTool,
       waitForTool,
-      ...FEATURES.flatMap((f) => f.tools ?? []),
     ].map((t) => [t.name, t]),
   ),
 );
@@ -43,18 +40,36 @@ export function staticTools(): Readonly<Record<string, AnyTool>> {
   return STATIC_TOOLS;
 }
 
+/** A feature as the registry sees it: its name and its tools. */
+export type ToolingFeature = { readonly name: string; readonly tools?: readonly AnyTool[] };
+
 /**
- * The registry of built-ins plus `custom`, checked: each name once, none a built-in's, none with
- * `__` (so none equals an MCP tool's `<server>__<tool>`), each input with a JSON Schema form.
- * Throws naming the first problem.
+ * The registry of the core's built-ins, then each feature's tools, then `custom`, checked: each
+ * feature name once, each tool name once, none with `__` (so none equals an MCP tool's
+ * `<server>__<tool>`), each custom input with a JSON Schema form. Throws naming the first problem.
  */
-export function buildStaticTools(custom: readonly AnyTool[]): Readonly<Record<string, AnyTool>> {
+export function buildStaticTools(
+  custom: readonly AnyTool[],
+  features: readonly ToolingFeature[] = [],
+): Readonly<Record<string, AnyTool>> {
   const out: Record<string, AnyTool> = { ...BUILTIN_TOOLS };
+  const names = new Set<string>();
+  for (const [i, f] of features.entries()) {
+    if (typeof f?.name !== "string" || !f.name) throw new TypeError(`features[${i}]: a feature needs a name`);
+    if (names.has(f.name)) throw new TypeError(`features[${i}]: the feature "${f.name}" is listed twice`);
+    names.add(f.name);
+    for (const tool of f.tools ?? []) {
+      if (Object.hasOwn(out, tool.name))
+        throw new TypeError(`features[${i}] ("${f.name}"): the tool "${tool.name}" is defined twice`);
+      out[tool.name] = tool;
+    }
+  }
+  const builtin = { ...out };
   for (const [i, tool] of custom.entries()) {
     if (tool?.source !== "custom") throw new TypeError(`tools[${i}]: not a tool made by defineTool`);
     const problem = toolNameProblem(tool.name) ?? (tool.parameters ? null : inputSchemaProblem(tool.input));
     if (problem) throw new TypeError(`tools[${i}] (${JSON.stringify(String(tool.name))}): ${problem}`);
-    if (Object.hasOwn(BUILTIN_TOOLS, tool.name))
+    if (Object.hasOwn(builtin, tool.name))
       throw new TypeError(`tools[${i}]: "${tool.name}" is the name of a built-in tool`);
     if (Object.hasOwn(out, tool.name)) throw new TypeError(`tools[${i}]: "${tool.name}" is defined twice`);
     out[tool.name] = tool;
@@ -66,8 +81,6 @@ export function buildStaticTools(custom: readonly AnyTool[]): Readonly<Record<st
 export function installStaticTools(registry: Readonly<Record<string, AnyTool>>): void {
   STATIC_TOOLS = registry;
 }
-
-setSpawnableTools(() => Object.keys(STATIC_TOOLS));
 
 /** The tool with this name, or undefined. */
 export function getTool(name: string, registry: Readonly<Record<string, AnyTool>> = STATIC_TOOLS): AnyTool | undefined {

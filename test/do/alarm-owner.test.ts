@@ -6,11 +6,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ChildrenPort } from "../../src/features/children/commands";
+import { FEATURES } from "../../src/features";
 import { principalOf } from "../../src/http/auth";
 import { EventStore } from "../../src/log";
 import type { ModelConfig, ModelProvider } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
+import type { ChildrenPort } from "../../src/runtime/children";
 import { applyMigrations } from "../../src/storage";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
 import { api, TOKEN } from "./helpers";
@@ -110,6 +111,7 @@ async function withChildRuntime(
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      features: FEATURES,
       now: opts.now,
       children: opts.children,
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [2000, 4000, 8000, 16_000] },

@@ -5,11 +5,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ChildReport, ChildrenPort } from "../../src/features/children/commands";
+import { FEATURES } from "../../src/features";
 import { readForkSource } from "../../src/features/fork/commands";
 import { EventStore } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
+import type { ChildReport, ChildrenPort } from "../../src/runtime/children";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { type Step, scriptedProvider } from "./context-harness";
 
@@ -67,6 +68,7 @@ async function withCountedRuntime(
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      features: FEATURES,
       ...(opts.children ? { children: opts.children } : {}),
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0] },
     };

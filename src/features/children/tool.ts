@@ -1,19 +1,17 @@
 import { z } from "zod";
 import { toolError } from "../../tools/builtin/text";
+import { staticTools } from "../../tools/registry";
 import type { ToolDefinition } from "../../tools/types";
 
 /** docs/API.md §2: a goal is a message, so it follows the message limit. */
 const MAX_GOAL_CHARS = 262_144;
 
 /**
- * The static tool names, given by the registry (which holds this tool, so it cannot be imported
- * here). An MCP tool's name (`<server>__<tool>`; no static name has `__`) is checked against the
- * spawning session's toolset when the child is made.
+ * The deployment's static tool names (the registry is installed at start-up, before any call). An
+ * MCP tool's name (`<server>__<tool>`; no static name has `__`) is checked against the spawning
+ * session's toolset when the child is made.
  */
-let knownTools: () => readonly string[] = () => [];
-export function setSpawnableTools(names: () => readonly string[]): void {
-  knownTools = names;
-}
+const knownTools = () => Object.keys(staticTools());
 
 const SpawnSessionInput = z.strictObject({
   goal: z

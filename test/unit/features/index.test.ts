@@ -1,31 +1,38 @@
 import { describe, expect, it } from "vitest";
-import { FEATURES, featuresDue } from "../../../src/features";
+import { z } from "zod";
+import { FEATURES, type Feature, featuresDue } from "../../../src/features";
 import { createApp } from "../../../src/http";
 import type { SqlLike } from "../../../src/storage/sql";
-import { BUILTIN_TOOLS } from "../../../src/tools";
+import { BUILTIN_TOOLS, buildStaticTools, defineTool } from "../../../src/tools";
 
-describe("features mounted from one list", () => {
-  it("the registry holds the built-in tools of the contract in their order, the features' last", () => {
-    expect(Object.keys(BUILTIN_TOOLS)).toEqual([
-      "list_files",
-      "read_file",
-      "search_files",
-      "write_file",
-      "edit_file",
-      "delete_file",
-      "http_fetch",
-      "read_archive",
-      "wait_for",
-      "read_record",
-      "write_record",
-      "append_record_entry",
-      "spawn_session",
-    ]);
-    for (const f of FEATURES) for (const t of f.tools ?? []) expect(BUILTIN_TOOLS[t.name]).toBe(t);
+const tool = (name: string) =>
+  defineTool({ name, description: name, input: z.object({}), effect: "read", run: async () => "ok" });
+
+describe("features mounted from the list handed down", () => {
+  it("the registry holds the core's built-ins first, then each feature's tools in list order, then the deployment's", () => {
+    const mine = tool("mine");
+    const registry = buildStaticTools([mine], FEATURES);
+    const names = Object.keys(registry);
+    expect(names.slice(0, Object.keys(BUILTIN_TOOLS).length)).toEqual(Object.keys(BUILTIN_TOOLS));
+    const featureTools = FEATURES.flatMap((f) => f.tools ?? []);
+    expect(names.slice(Object.keys(BUILTIN_TOOLS).length, -1)).toEqual(featureTools.map((t) => t.name));
+    for (const t of featureTools) expect(registry[t.name]).toBe(t);
+    expect(names.at(-1)).toBe("mine");
   });
 
-  it("the app answers each feature's routes", () => {
-    const paths = new Set(createApp().routes.map((r) => r.path));
+  it("a feature listed twice, or a tool name defined twice, throws at start-up naming it", () => {
+    const a: Feature = { name: "alpha", tools: [tool("same")] };
+    const b: Feature = { name: "beta", tools: [tool("same")] };
+    expect(() => buildStaticTools([], [...FEATURES, a, a])).toThrow(/the feature "alpha" is listed twice/);
+    expect(() => buildStaticTools([], [a, b])).toThrow(/\("beta"\): the tool "same" is defined twice/);
+    expect(() => buildStaticTools([], [{ name: "gamma", tools: [tool("read_file")] }])).toThrow(
+      /"gamma"\): the tool "read_file" is defined twice/,
+    );
+    expect(() => buildStaticTools([tool("same")], [a])).toThrow(/"same" is the name of a built-in tool/);
+  });
+
+  it("the app answers the routes of the features it is given, and only those", () => {
+    const paths = new Set(createApp(FEATURES).routes.map((r) => r.path));
     for (const p of [
       "/v1/sessions/:id/inbox",
       "/v1/sessions/:id/triggers",
@@ -36,6 +43,7 @@ describe("features mounted from one list", () => {
       "/v1/sessions/:id/fork",
     ])
       expect(paths).toContain(p);
+    expect(new Set(createApp([]).routes.map((r) => r.path))).not.toContain("/v1/sessions/:id/records");
   });
 
   it("the alarm is due at the earliest time any feature asks for, or never", () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { FEATURES } from "../../../src/features";
 import {
   BUILTIN_TOOLS,
+  buildStaticTools,
   callNeedsApproval,
   enabledTools,
   getTool,
@@ -10,9 +12,11 @@ import {
 } from "../../../src/tools";
 
 const fetchTool = BUILTIN_TOOLS.http_fetch!;
+/** The registry of the repository's deployment: the core's built-ins and the built-in features' tools. */
+const REGISTRY = buildStaticTools([], FEATURES);
 
 function parsed(tool: string, args: unknown) {
-  const r = parseToolArgs(BUILTIN_TOOLS[tool]!, args);
+  const r = parseToolArgs(REGISTRY[tool]!, args);
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   return r.args;
 }
@@ -84,7 +88,7 @@ describe("validateApprovalRules", () => {
 describe("registry", () => {
   it("has the docs/API.md §5 tools with their effects", () => {
     const effects = Object.fromEntries(
-      Object.values(BUILTIN_TOOLS).map((t) => [
+      Object.values(REGISTRY).map((t) => [
         t.name,
         t.name === "http_fetch" ? null : t.effect(parsed(t.name, minimalArgs[t.name])),
       ]),

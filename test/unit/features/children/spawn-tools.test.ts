@@ -1,8 +1,9 @@
 /** spawn_session `tools` (docs/API.md §6): a child may be given MCP tools, by their model-visible name, that its parent has. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildChildSpawn } from "../../../../src/features/children/commands";
-import { parseToolArgs, spawnSessionTool } from "../../../../src/tools";
+import { spawnSessionTool } from "../../../../src/features/children/tool";
+import { buildChildSpawn } from "../../../../src/runtime/children";
+import { parseToolArgs } from "../../../../src/tools";
 import type { ToolDefinition } from "../../../../src/tools/types";
 import { fakeRuntime } from "../../support/fake-runtime";
 import { newLog } from "../../support/fixtures";

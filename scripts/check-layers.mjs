@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// The layers of docs/design.md#where-things-live, checked over src/**/*.ts. Every import, value
+// and type (`import type`, `export … from`, `import("…")` in a type), must point to its own row
+// or a lower one; a feature folder is private to itself (only features/index.ts may import it);
+// only the composition root (src/index.ts, src/worker.ts) imports features/index.ts; and no two
+// folders import each other, directly or around a circle. Exits 1 on any violation.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const root = resolve(process.argv[2] ?? "src");
+
+/** The rows, highest first (docs/design.md): a folder imports its own row or a lower one. */
+const ROWS = {
+  root: 8,
+  features: 7,
+  http: 6,
+  session: 5,
+  runtime: 4,
+  context: 3,
+  tools: 3,
+  telemetry: 3,
+  projections: 2,
+  log: 1,
+  model: 1,
+  client: 1,
+  contract: 0,
+  storage: 0,
+};
+const ROOT_FILES = new Set(["index.ts", "worker.ts"]);
+
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...walk(path));
+    else if (name.endsWith(".ts") && !name.endsWith(".d.ts")) out.push(path);
+  }
+  return out;
+}
+
+function resolveImport(from, spec) {
+  if (!spec.startsWith(".")) return null;
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ts`, join(base, "index.ts"), base.replace(/\.js$/, ".ts")])
+    if (candidate.endsWith(".ts") && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  return null;
+}
+
+/** Every module a file names: imports and re-exports of values and types, and `import("…")`. */
+function imports(file) {
+  const text = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
+  const specs = [];
+  const re =
+    /^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) specs.push(m[1] ?? m[2] ?? m[3]);
+  return specs.map((s) => resolveImport(file, s)).filter(Boolean);
+}
+
+/** Where a file sits: its unit (a top-level folder, or `features/<x>`), its row, and its path. */
+function place(file) {
+  const rel = relative(root, file).split("\\").join("/");
+  const parts = rel.split("/");
+  if (parts.length === 1) return { unit: ROOT_FILES.has(rel) ? "root" : rel, row: ROWS.root, rel };
+  if (parts[0] === "features") {
+    const unit = parts.length > 2 ? `features/${parts[1]}` : "features";
+    return { unit, row: ROWS.features, rel };
+  }
+  return { unit: parts[0], row: ROWS[parts[0]] ?? null, rel };
+}
+
+const files = walk(root);
+const violations = [];
+const edges = new Map();
+for (const file of files) {
+  const from = place(file);
+  if (from.row === null) violations.push(`${from.rel}: folder "${from.unit}" has no row in the table`);
+  for (const target of imports(file)) {
+    const to = place(target);
+    if (to.unit !== from.unit) {
+      if (!edges.has(from.unit)) edges.set(from.unit, new Map());
+      if (!edges.get(from.unit).has(to.unit)) edges.get(from.unit).set(to.unit, `${from.rel} -> ${to.rel}`);
+    }
+    if (to.row !== null && from.row !== null && to.row > from.row)
+      violations.push(`${from.rel} -> ${to.rel}: row ${from.row} (${from.unit}) imports row ${to.row} (${to.unit})`);
+    if (to.rel === "features/index.ts" && from.unit !== "root")
+      violations.push(`${from.rel} -> ${to.rel}: only src/index.ts and src/worker.ts import the feature list`);
+    if (to.unit.startsWith("features/") && to.unit !== from.unit && from.rel !== "features/index.ts")
+      violations.push(`${from.rel} -> ${to.rel}: ${to.unit}/ is private to itself`);
+  }
+}
+
+// Circles between folders (Tarjan over the folder graph, value and type imports alike).
+let index = 0;
+const stack = [];
+const state = new Map();
+function strong(v) {
+  const s = { index, low: index, onStack: true };
+  index++;
+  state.set(v, s);
+  stack.push(v);
+  for (const w of edges.get(v)?.keys() ?? []) {
+    const t = state.get(w);
+    if (!t) {
+      strong(w);
+      s.low = Math.min(s.low, state.get(w).low);
+    } else if (t.onStack) s.low = Math.min(s.low, t.index);
+  }
+  if (s.low === s.index) {
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      state.get(w).onStack = false;
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) {
+      const members = new Set(component);
+      const via = component.flatMap((a) =>
+        [...(edges.get(a) ?? [])].filter(([b]) => members.has(b)).map(([, example]) => `    ${example}`),
+      );
+      violations.push(`folders import each other: ${component.sort().join(", ")}\n${via.join("\n")}`);
+    }
+  }
+}
+for (const unit of edges.keys()) if (!state.has(unit)) strong(unit);
+
+if (violations.length === 0) {
+  console.log(`check-layers: 0 violations in ${files.length} files`);
+} else {
+  for (const v of violations) console.error(v);
+  console.error(`check-layers: ${violations.length} violation(s)`);
+  process.exit(1);
+}
