@@ -4,6 +4,7 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
+import { MemoryObject } from "./features";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";
@@ -22,11 +23,13 @@ export type Highwater = {
   default: ExportedHandler<Env>;
   SessionObject: typeof SessionObject;
   DirectoryObject: typeof DirectoryObject;
+  /** docs/API.md#memory: one per principal. */
+  MemoryObject: typeof MemoryObject;
 };
 
 /**
- * The Worker and both Durable Object classes of one deployment. Export them under these names
- * (`wrangler.toml` binds `SessionObject` and `DirectoryObject`). Throws, naming the problem,
+ * The Worker and the Durable Object classes of one deployment. Export them under these names
+ * (`wrangler.toml` binds `SessionObject`, `DirectoryObject` and `MemoryObject`). Throws, naming the problem,
  * when a tool cannot be added (a built-in's name, a name used twice).
  */
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
@@ -47,6 +50,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     default: { fetch: (request, env, ctx) => app.fetch(request, env, ctx) },
     SessionObject: HighwaterSessionObject,
     DirectoryObject,
+    MemoryObject,
   };
 }
 

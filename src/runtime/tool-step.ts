@@ -59,7 +59,9 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     const running = tool.run(args, {
       sessionId: rt.deps.sessionId,
       callId: call.callId,
+      callSeq: call.seq,
       idempotencyKey,
+      ...(rt.summary?.directoryId ? { directoryId: rt.summary.directoryId } : {}),
       signal,
       sql: rt.deps.sql,
       blobs: rt.deps.store.blobs,

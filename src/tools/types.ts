@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { SessionOptions } from "../contract";
 import type { BlobStore, ToolEffect } from "../log";
 import type { SqlLike } from "../storage";
 
@@ -19,7 +20,14 @@ export type ToolResult = {
 export type ToolContext = {
   sessionId: string;
   callId: string;
+  /** The seq of the model answer that made the call. */
+  callSeq?: number;
   idempotencyKey: string;
+  /**
+   * The owner's directory object id (recorded in seq 1): it names the objects that hold the
+   * owner's state outside any session (memory). Absent in sessions from before it was recorded.
+   */
+  directoryId?: string;
   signal: AbortSignal;
   /** The session's SQLite, for reading the workspace (`files`) table. Tools never write it directly. */
   sql: SqlLike;
@@ -53,6 +61,8 @@ export interface ToolDefinition<I = unknown> {
   parameters?: Record<string, unknown>;
   /** How long one call may take (an MCP server's `timeoutMs`); default the runtime's tool timeout. */
   timeoutMs?: number;
+  /** Whether a session created with `options` has this tool at all (absent: every session has it). */
+  availableFor?(options: SessionOptions): boolean;
   /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
   declaredEffect?: ToolEffect | "by-arguments";
 }
