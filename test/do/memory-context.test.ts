@@ -65,15 +65,13 @@ describe("memory shown to a session", () => {
       expect(h.store.blobs.readText(shown.text.$blob.sha256)).toBe(system.slice(system.indexOf("What you remember")));
 
       // The store changes: a new pinned entry, one unpinned, one forgotten.
-      await p
-        .memory()
-        .add({
-          id: `mem_${"f".repeat(32)}`,
-          text: "A new pinned fact",
-          pinned: true,
-          source: { api: true },
-          createdAt: new Date().toISOString(),
-        });
+      await p.memory().add({
+        id: `mem_${"f".repeat(32)}`,
+        text: "A new pinned fact",
+        pinned: true,
+        source: { api: true },
+        createdAt: new Date().toISOString(),
+      });
       await p.memory().pin(p.ids[2]!, false);
       await p.memory().forget(p.ids[0]!);
 
