@@ -1,7 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { api, expectError, OTHER_TOKEN, TOKEN } from "./helpers";
-import { allEntries, memoryStub, onMemorySql, postMemory } from "./memory-support";
+import { allEntries, clearMemory, memoryStub, onMemorySql, postMemory } from "./memory-support";
+
+afterEach(clearMemory);
 
 describe("/v1/memory", () => {
   it("stores an entry (201), lists it newest first, searches it best first, filters by topic, pages", async () => {

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { memoryOf } from "../../src/features/memory/object";
 import { principalOf } from "../../src/http/auth";
 import { directoryIdOf } from "../../src/http/types";
-import { api, TOKEN } from "./helpers";
+import { api, OTHER_TOKEN, TOKEN } from "./helpers";
 
 /** The memory object of the principal of `token`, as the Worker and its sessions name it. */
 export function memoryStub(token: string = TOKEN) {
@@ -34,4 +34,37 @@ export async function allEntries(token: string = TOKEN): Promise<any[]> {
 
 export function postMemory(json: unknown, token: string = TOKEN) {
   return api("/v1/memory", { method: "POST", json, token });
+}
+
+/** Empties the memory of both test principals (the do project's storage outlives a test). */
+export async function clearMemory(): Promise<void> {
+  for (const token of [TOKEN, OTHER_TOKEN])
+    await onMemorySql(token, (sql) => {
+      sql.exec("DELETE FROM entries");
+      sql.exec("INSERT INTO entries_fts (entries_fts) VALUES ('delete-all')");
+    });
+}
+
+/**
+ * Fills `token`'s memory up to `count` entries of `bytes` each (a fixture: plain inserts into the
+ * store's tables, without the per-entry checks that make a real insert cost more).
+ */
+export async function fillMemory(count: number, bytes: number, token: string = TOKEN): Promise<void> {
+  await onMemorySql(token, (sql) => {
+    const have = sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries").one().n;
+    for (let i = have; i < count; i++) {
+      const text = `${i.toString().padStart(8, "0")} ${"w".repeat(Math.max(0, bytes - 9))}`.slice(0, bytes);
+      const { n } = sql
+        .exec<{ n: number }>(
+          "INSERT INTO entries (id, text, topic, pinned, source, created_at, bytes) VALUES (?, ?, NULL, 0, ?, ?, ?) RETURNING n",
+          `mem_${i.toString(16).padStart(32, "0")}`,
+          text,
+          JSON.stringify({ api: true }),
+          "2026-01-01T00:00:00.000Z",
+          bytes,
+        )
+        .one();
+      sql.exec("INSERT INTO entries_fts (rowid, text) VALUES (?, ?)", n, text);
+    }
+  });
 }
