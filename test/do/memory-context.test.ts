@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { assembleContext } from "../../src/context";
-import { memoryOf } from "../../src/features/memory/object";
+import { memoryOf } from "../../src/features/memory/stub";
 import { directoryIdOf } from "../../src/http/types";
 import type { Event } from "../../src/log";
 import type { ModelConfig, ModelRequest } from "../../src/model/types";

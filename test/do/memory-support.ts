@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { memoryOf } from "../../src/features/memory/object";
+import { memoryOf } from "../../src/features/memory/stub";
 import { principalOf } from "../../src/http/auth";
 import { directoryIdOf } from "../../src/http/types";
 import { api, OTHER_TOKEN, TOKEN } from "./helpers";

@@ -24,11 +24,6 @@ import {
 /** The provider keys, redacted as every secret the deployment uses is. */
 const PROVIDER_KEYS = ["MODEL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
-/** The principal's memory object, from its directory object's id (hex). */
-export function memoryOf(env: Env, directoryId: string): DurableObjectStub<MemoryObject> {
-  return env.MEMORY.get(env.MEMORY.idFromName(`memory:${directoryId}`));
-}
-
 export class MemoryObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);

@@ -6,8 +6,8 @@ import { resource } from "../../http/routing";
 import { parseInput, queryInt } from "../../http/schemas";
 import { directoryIdOf, type EdgeApp, type EdgeContext } from "../../http/types";
 import { MEMORY_ID, memoryIdFor } from "./entries";
-import { memoryOf } from "./object";
 import { MemoryText, MemoryTopic } from "./schema";
+import { memoryOf } from "./stub";
 
 const MemoryQuery = z.strictObject({
   q: z.string().max(1000).optional(),

@@ -9,7 +9,7 @@ import type { Event, EventDraft } from "../../log";
 import { isBlobRef } from "../../log";
 import type { ContextShown, ContextView, TurnPort } from "../../runtime/feature";
 import { memorySystemText, shownDigest } from "./entries";
-import { memoryOf } from "./object";
+import { memoryOf } from "./stub";
 
 /** The memory feature's summary slice: what the session was shown, once recorded. */
 export type MemoryShown = {

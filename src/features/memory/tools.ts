@@ -8,8 +8,9 @@ import type { SessionOptions } from "../../contract";
 import { toolError } from "../../tools/builtin/text";
 import type { ToolContext, ToolDefinition, ToolResult } from "../../tools/types";
 import { boundRecall, MEMORY_ID, memoryIdFor, memoryToolsFor } from "./entries";
-import { type MemoryObject, memoryOf } from "./object";
+import type { MemoryObject } from "./object";
 import { MemoryText, MemoryTopic } from "./schema";
+import { memoryOf } from "./stub";
 
 const availableFor = (name: string) => (options: SessionOptions) => memoryToolsFor(options.memory).includes(name);
 
