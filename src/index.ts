@@ -4,7 +4,9 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
-import { MemoryObject } from "./features";
+// The feature list stays loadable in Node (unit tests); the memory object class, which needs
+// `cloudflare:workers`, is exported from here only (docs/design.md#2-where-things-live).
+import { MemoryObject } from "./features/memory/object";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";

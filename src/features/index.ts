@@ -9,7 +9,6 @@ import { records } from "./records";
 import type { Feature } from "./types";
 import { work } from "./work";
 
-export { MemoryObject } from "./memory";
 export type { Feature } from "./types";
 
 export const FEATURES: readonly Feature[] = [work, records, children, fork, memory];

@@ -4,8 +4,6 @@ import { memoryRoutes } from "./routes";
 import { foldMemoryShown, memoryContext, recordMemoryShown } from "./shown";
 import { forgetTool, recallTool, rememberTool } from "./tools";
 
-export { MemoryObject } from "./object";
-
 export const memory: Feature = {
   name: "memory",
   routes: memoryRoutes,

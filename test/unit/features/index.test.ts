@@ -20,6 +20,9 @@ describe("features mounted from one list", () => {
       "write_record",
       "append_record_entry",
       "spawn_session",
+      "remember",
+      "recall",
+      "forget",
     ]);
     for (const f of FEATURES) for (const t of f.tools ?? []) expect(BUILTIN_TOOLS[t.name]).toBe(t);
   });
