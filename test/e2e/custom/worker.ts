@@ -90,6 +90,7 @@ const bigResult = defineTool({
 export const {
   SessionObject,
   DirectoryObject,
+  MemoryObject,
   default: worker,
 } = createHighwater({
   tools: [
