@@ -61,6 +61,11 @@ export interface ToolDefinition<I = unknown> {
   parameters?: Record<string, unknown>;
   /** How long one call may take (an MCP server's `timeoutMs`); default the runtime's tool timeout. */
   timeoutMs?: number;
+  /**
+   * The tool reaches outside the session without the runtime's fetch (an RPC to another object):
+   * the F5 failpoint (docs/design.md §5) then fires while its call is in flight, as for a custom tool.
+   */
+  callsOut?: boolean;
   /** Whether a session created with `options` has this tool at all (absent: every session has it). */
   availableFor?(options: SessionOptions): boolean;
   /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */

@@ -35,6 +35,7 @@ export const rememberTool: ToolDefinition<z.infer<typeof RememberInput>> = {
     "Keep a fact about the user or their work across sessions (secrets are redacted). Answers { id }. Pinned entries are shown at the start of every new session; the rest are found with `recall`.",
   input: RememberInput,
   effect: () => "idempotent",
+  callsOut: true,
   availableFor: availableFor("remember"),
   async run(args, ctx): Promise<ToolResult> {
     const memory = memoryFor(ctx);
@@ -64,6 +65,7 @@ export const recallTool: ToolDefinition<z.infer<typeof RecallInput>> = {
     "Search what was remembered across sessions, best match first. Answers { entries: { id, text, topic?, pinned, createdAt }[], truncated }.",
   input: RecallInput,
   effect: () => "read",
+  callsOut: true,
   availableFor: availableFor("recall"),
   async run(args, ctx): Promise<ToolResult> {
     const memory = memoryFor(ctx);
@@ -87,6 +89,7 @@ export const forgetTool: ToolDefinition<z.infer<typeof ForgetInput>> = {
   description: "Delete a remembered entry: its text leaves the memory store.",
   input: ForgetInput,
   effect: () => "write",
+  callsOut: true,
   availableFor: availableFor("forget"),
   async run(args, ctx): Promise<ToolResult> {
     const memory = memoryFor(ctx);
