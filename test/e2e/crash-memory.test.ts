@@ -129,6 +129,7 @@ describe.concurrent("memory tools: kill -9 at F4, F5, F6", () => {
         toolRecovery: (response.actions?.toolRecovery as { strategy?: string } | undefined)?.strategy ?? null,
         answer: JSON.stringify(content.response).slice(0, 80),
       });
-    });
+      // The time waiting for a slot counts: two cases run at once, each with two wrangler starts.
+    }, 420_000);
   }
 });
