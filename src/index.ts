@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { FEATURES, type Feature } from "./features";
+import { MemoryObject } from "./features/memory/object";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";
@@ -27,13 +28,16 @@ export type Highwater = {
   default: ExportedHandler<Env>;
   SessionObject: typeof SessionObject;
   DirectoryObject: typeof DirectoryObject;
+  /** docs/API.md#memory: one per principal. */
+  MemoryObject: typeof MemoryObject;
 };
 
 /**
- * The Worker and both Durable Object classes of one deployment. Export them under these names
- * (`wrangler.toml` binds `SessionObject` and `DirectoryObject`). The feature list is handed down
- * to the edge, the object and its runtime (docs/design.md#plugs). Throws, naming the problem,
- * when a feature or a tool cannot be added (a name listed twice, a built-in's name).
+ * The Worker and the Durable Object classes of one deployment. Export them under these names
+ * (`wrangler.toml` binds `SessionObject`, `DirectoryObject` and each feature's object). The
+ * feature list is handed down to the edge, the object and its runtime (docs/design.md#plugs).
+ * Throws, naming the problem, when a feature or a tool cannot be added (a name listed twice, a
+ * built-in's name).
  */
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
   const features = options.features ?? FEATURES;
@@ -54,6 +58,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     default: { fetch: (request, env, ctx) => app.fetch(request, env, ctx) },
     SessionObject: HighwaterSessionObject,
     DirectoryObject,
+    MemoryObject,
   };
 }
 

@@ -2,6 +2,8 @@ declare namespace Cloudflare {
   interface Env {
     SESSIONS: DurableObjectNamespace<import("./session").SessionObject>;
     DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
+    /** docs/API.md#memory: one object per principal. */
+    MEMORY: DurableObjectNamespace<import("./features/memory/object").MemoryObject>;
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;

@@ -9,6 +9,8 @@ import type {
   Event,
   EventsPage,
   FilesPage,
+  MemoryEntry,
+  MemoryPage,
   ProviderInfo,
   RecordTopic,
   RecordView,
@@ -35,6 +37,7 @@ import {
 
 export type { Event } from "../contract/event";
 export type { ServerFrame } from "../contract/frames";
+export type * from "../contract/memory";
 export type * from "../contract/reads";
 export type * from "../contract/records";
 export type * from "../contract/session";
@@ -212,6 +215,17 @@ export class HighwaterClient {
    * Removes a trigger by any name it was stored under: the name travels in the query, so one
    * that a path would normalise away (`.`, `..`) is reached too (docs/API.md §7.34).
    */
+  /** The caller's memory (docs/API.md#memory): newest first, or best first with `q`. */
+  listMemory(query: { q?: string; topic?: string; limit?: number; before?: string } = {}): Promise<MemoryPage> {
+    return this.#json("GET", `/v1/memory${queryString(query)}`);
+  }
+  pinMemory(id: string, pinned: boolean): Promise<MemoryEntry> {
+    return this.#json("PATCH", `/v1/memory/${encodeURIComponent(id)}`, { pinned });
+  }
+  async forgetMemory(id: string): Promise<void> {
+    await this.#request("DELETE", `/v1/memory/${encodeURIComponent(id)}`);
+  }
+
   async deleteTrigger(id: string, name: string): Promise<void> {
     await this.#request("DELETE", `${sessionPath(id)}/triggers${queryString({ name })}`);
   }

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   bad_request: 400,
   conflict: 409,
+  memory_full: 409,
   internal: 500,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;

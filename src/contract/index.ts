@@ -8,6 +8,7 @@ export * from "./digest";
 export * from "./errors";
 export * from "./event";
 export * from "./frames";
+export * from "./memory";
 export * from "./model";
 export * from "./reads";
 export * from "./records";

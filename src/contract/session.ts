@@ -1,4 +1,5 @@
 /** The `Session` resource and what it is created with (docs/API.md). */
+import type { MemoryMode } from "./memory";
 import type { ModelConfig } from "./model";
 
 /** The location hints a session may ask for; anything else is 400. */
@@ -21,6 +22,8 @@ export type SessionOptions = {
   /** The step budget, 1–100000; default 1000. */
   maxModelCallsPerTurn?: number;
   jurisdiction?: string;
+  /** docs/API.md#memory: default `read-write`; `read` has `recall` only; a child inherits its parent's. */
+  memory?: MemoryMode;
 };
 
 export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, describeIssues, IdempotencyKey, JURISDICTIONS, MessageText } from "../contract";
+import { ApiError, describeIssues, IdempotencyKey, JURISDICTIONS, MEMORY_MODES, MessageText } from "../contract";
 import { PROVIDERS } from "../model/types";
 
 const ModelOptions = z.strictObject({
@@ -28,6 +28,7 @@ export const SessionOptions = z.strictObject({
   locationHint: z.enum(LOCATION_HINTS).optional(),
   maxModelCallsPerTurn: z.number().int().min(1).max(100_000).optional(),
   jurisdiction: z.enum(JURISDICTIONS).optional(),
+  memory: z.enum(MEMORY_MODES).optional(),
 });
 
 export const PatchSession = z.strictObject({

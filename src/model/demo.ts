@@ -3,6 +3,7 @@
  * no key. Its answer is a pure function of the request; only the pacing of the chunks uses time.
  */
 import { argsFromSchema, toolNamedIn } from "./demo-args";
+import { memoryAnswer, memoryCallFor } from "./demo-memory";
 import type { AssistantPart, ModelPart, ModelProvider, ModelRequest, NeutralMessage, ToolResultPart } from "./types";
 
 export const DEMO_NOTE_PATH = "notes/task.md";
@@ -51,6 +52,19 @@ export function planDemoStep(request: ModelRequest): DemoStep {
       preamble: `${DEMO_LABEL} I'll hand this to ${n === 1 ? "a sub-session" : `${n} sub-sessions`}.`,
       ...calls[0]!,
       more: calls.slice(1),
+    };
+  }
+  // "remember …", "what do you remember about …": the demo uses the session's memory.
+  const memory = memoryCallFor(task, available);
+  if (memory) {
+    const answered = results.find((r) => r.name === memory.name);
+    if (answered) return { kind: "answer", text: memoryAnswer(answered, DEMO_LABEL) };
+    return {
+      kind: "tool-call",
+      preamble: `${DEMO_LABEL} ${memory.preamble}`,
+      callId: `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`,
+      name: memory.name,
+      args: memory.args,
     };
   }
   // "use <tool>": the demo calls that tool once, with arguments built from its input schema.

@@ -59,7 +59,9 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     const running = tool.run(args, {
       sessionId: rt.deps.sessionId,
       callId: call.callId,
+      callSeq: call.seq,
       idempotencyKey,
+      ...(rt.summary?.directoryId ? { directoryId: rt.summary.directoryId } : {}),
       signal,
       sql: rt.deps.sql,
       blobs: rt.deps.store.blobs,
@@ -110,10 +112,10 @@ function toolFetch(rt: RuntimeCtx): typeof fetch {
 
 /**
  * F5 for a tool that makes its external call without the runtime's fetch (a deployment's own
- * tool): the call has been running a moment, its request is in flight.
+ * tool, a memory tool's RPC): the call has been running a moment, its request is in flight.
  */
 async function runningFailpoint(rt: RuntimeCtx, tool: ToolDefinition<unknown>, running: Promise<unknown>) {
-  if (tool.source !== "custom" || !failpointArmed(rt.deps.config, "F5")) return;
+  if ((tool.source !== "custom" && !tool.callsOut) || !failpointArmed(rt.deps.config, "F5")) return;
   running.catch(() => undefined);
   await new Promise((r) => setTimeout(r, 300));
   await rt.failpoint("F5");

@@ -21,6 +21,11 @@ import { buildToolset, mcpToolsFor, serializeMcpSpecs } from "../tools/mcp/tools
 import type { AnyTool } from "../tools/registry";
 import type { ToolDefinition } from "../tools/types";
 
+/** The static tools a session has: those its `tools` enable that its options make available (`memory`). */
+function sessionStatics(s: SessionSummary) {
+  return enabledTools(s.options.tools, staticTools()).filter((t) => t.availableFor?.(s.options) ?? true);
+}
+
 type Parsed = { sha256: string; specs: McpToolSpec[]; tools: Map<string, ToolDefinition<unknown>> };
 
 /** MCP arguments go to the server as the model wrote them; the server checks them against its schema. */
@@ -38,7 +43,7 @@ export class TurnTools {
 
   /** The specs the model is given: the enabled static tools, the toolset's MCP tools, then the features' shown tools. */
   specs(s: SessionSummary): ToolSpec[] {
-    const statics = toolSpecs(enabledTools(s.options.tools, staticTools()));
+    const statics = toolSpecs(sessionStatics(s));
     const mcp = this.#mcp(s.toolset).specs.map((t) => ({
       name: t.name,
       description: t.description,
@@ -64,7 +69,7 @@ export class TurnTools {
     const enabled = s.options.tools;
     if (enabled && !enabled.includes(name)) return null;
     const builtin = getTool(name, staticTools()) as ToolDefinition<unknown> | undefined;
-    if (builtin) return builtin;
+    if (builtin) return (builtin.availableFor?.(s.options) ?? true) ? builtin : null;
     return this.#mcp(s.toolset).tools.get(name) ?? this.shown(s).find((t) => t.name === name) ?? null;
   }
 
@@ -81,7 +86,7 @@ export class TurnTools {
     if (!this.hub?.configured && !s.toolset) return [];
     const listing = this.hub?.configured ? await this.hub.list() : { tools: [], unavailable: [] };
     const mcp = mcpToolsFor(listing, s.options.tools, staticTools());
-    const record = buildToolset(enabledTools(s.options.tools, staticTools()), mcp, listing.unavailable);
+    const record = buildToolset(sessionStatics(s), mcp, listing.unavailable);
     if (record.digest === s.toolset?.digest) return [];
     // Archive first: the event refers to the MCP specs by content address.
     const meta = mcp.length > 0 ? this.blobs.put(serializeMcpSpecs(mcp), "application/json") : null;

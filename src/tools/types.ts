@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { SessionOptions } from "../contract";
 import type { BlobStore, ToolEffect } from "../log";
 import type { SqlLike } from "../storage";
 
@@ -20,7 +21,14 @@ export type ToolResult = {
 export type ToolContext = {
   sessionId: string;
   callId: string;
+  /** The seq of the model answer that made the call. */
+  callSeq?: number;
   idempotencyKey: string;
+  /**
+   * The owner's directory object id (recorded in seq 1): it names the objects that hold the
+   * owner's state outside any session (memory). Absent in sessions from before it was recorded.
+   */
+  directoryId?: string;
   signal: AbortSignal;
   /** The session's SQLite, for reading the workspace (`files`) table. Tools never write it directly. */
   sql: SqlLike;
@@ -54,6 +62,13 @@ export interface ToolDefinition<I = unknown> {
   parameters?: Record<string, unknown>;
   /** How long one call may take (an MCP server's `timeoutMs`); default the runtime's tool timeout. */
   timeoutMs?: number;
+  /**
+   * The tool reaches outside the session without the runtime's fetch (an RPC to another object):
+   * the F5 failpoint (docs/design.md §5) then fires while its call is in flight, as for a custom tool.
+   */
+  callsOut?: boolean;
+  /** Whether a session created with `options` has this tool at all (absent: every session has it). */
+  availableFor?(options: SessionOptions): boolean;
   /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
   declaredEffect?: ToolEffect | "by-arguments";
 }

@@ -1,6 +1,7 @@
 /**
  * The browser console's shell: `<hw-app>` routes between the token form, the home page
- * (`<hw-create-form>` and `<hw-session-list>`) and one session (`<hw-session>`). The token lives
+ * (`<hw-create-form>` and `<hw-session-list>`), one session (`<hw-session>`) and the memory
+ * (`<hw-memory>`). The token lives
  * in `sessionStorage`, so it leaves with the tab, and never in a URL.
  */
 import { html, LitElement } from "lit";
@@ -9,6 +10,7 @@ import { HighwaterClient, HighwaterError } from "../../src/client";
 import { errorText } from "./format";
 import { navigate, TOKEN_KEY, UNAUTHORIZED } from "./shell";
 import "./create-form";
+import "./memory-page";
 import "./session-list";
 import "./session-page";
 
@@ -108,8 +110,10 @@ class HwApp extends LitElement {
     // One element per session: another session is a new element, with its own fold and socket.
     const id = m ? decodeURIComponent(m[1]!) : null;
     if (id) return keyed(id, html`<hw-session .client=${client} .sessionId=${id}></hw-session>`);
+    if (/^\/memory\/?$/.test(this.path)) return html`<hw-memory .client=${client}></hw-memory>`;
     document.title = "Sessions — highwater";
     return html`<hw-create-form .client=${client}></hw-create-form>
+      <p><a href="/memory" data-nav>Memory</a>: what your sessions remember</p>
       <h2>Sessions</h2>
       <hw-session-list .client=${client}></hw-session-list>`;
   }

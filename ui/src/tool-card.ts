@@ -8,6 +8,7 @@ import type { PendingApproval, TranscriptItem } from "../../src/client";
 import { argsDigest } from "../../src/contract/digest";
 import type { SessionFold } from "./fold";
 import { block, formatBytes, formatDuration, pretty } from "./format";
+import { memorySummary } from "./memory-card";
 import type { SessionActions } from "./session-actions";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
@@ -42,6 +43,7 @@ export function toolCard(
     <span class="badge source" title="where the tool comes from">${fold.source(item.tool)}</span>
     ${call?.effect ? html`<span class="badge effect" title="its effect, for recovery">${call.effect}</span>` : nothing}
     <span class="badge" data-state=${item.state}>${item.state.replace("_", " ")}</span>
+    ${fold.source(item.tool) === "builtin" ? memorySummary(item.tool, item.args, item.response) : nothing}
     ${dur ? html`<span class="muted duration">${dur}${call?.endedAt === undefined ? "…" : ""}</span>` : nothing}
     ${
       item.recovery

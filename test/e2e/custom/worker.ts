@@ -123,6 +123,7 @@ const bigResult = defineTool({
 export const {
   SessionObject,
   DirectoryObject,
+  MemoryObject,
   default: worker,
 } = createHighwater({
   tools: [

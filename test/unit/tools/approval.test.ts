@@ -107,6 +107,9 @@ describe("registry", () => {
       write_record: "write",
       append_record_entry: "write",
       spawn_session: "idempotent",
+      remember: "idempotent",
+      recall: "read",
+      forget: "write",
     });
     for (const [method, effect] of [
       ["GET", "read"],
@@ -198,4 +201,7 @@ const minimalArgs: Record<string, unknown> = {
   write_record: { topic: "t", content: "", expectedRevision: 0 },
   append_record_entry: { topic: "t", text: "x" },
   spawn_session: { goal: "g" },
+  remember: { text: "x" },
+  recall: { query: "x" },
+  forget: { id: `mem_${"0".repeat(32)}` },
 };
