@@ -4,11 +4,13 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
+import { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills, SkillsObject } from "./features";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";
 import { type AnyTool, buildStaticTools, installStaticTools } from "./tools";
 
+export type { DeploymentSkill } from "./features";
 export type { ToolEffect } from "./log";
 export type { AnyTool, ToolDefinition } from "./tools";
 export { type CustomToolContext, type CustomToolSpec, defineTool, ToolError } from "./tools";
@@ -16,22 +18,31 @@ export { type CustomToolContext, type CustomToolSpec, defineTool, ToolError } fr
 export type HighwaterOptions = {
   /** The deployment's own tools, from `defineTool`. */
   tools?: readonly AnyTool[];
+  /**
+   * The deployment's skills (docs/API.md#skills), bundled at build time: each folder's name, its
+   * `SKILL.md` text and its other files. Every principal's sessions are shown them.
+   */
+  skills?: readonly DeploymentSkill[];
 };
 
 export type Highwater = {
   default: ExportedHandler<Env>;
   SessionObject: typeof SessionObject;
   DirectoryObject: typeof DirectoryObject;
+  SkillsObject: typeof SkillsObject;
 };
 
 /**
- * The Worker and both Durable Object classes of one deployment. Export them under these names
- * (`wrangler.toml` binds `SessionObject` and `DirectoryObject`). Throws, naming the problem,
- * when a tool cannot be added (a built-in's name, a name used twice).
+ * The Worker and the Durable Object classes of one deployment. Export them under these names
+ * (`wrangler.toml` binds `SessionObject`, `DirectoryObject` and `SkillsObject`). Throws, naming
+ * the problem, when a tool cannot be added (a built-in's name, a name used twice) or a skill is
+ * bad (no valid front matter, a name that is not its folder's, files over the limits).
  */
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
   const registry = buildStaticTools(options.tools ?? []);
   installStaticTools(registry);
+  const skills = buildDeploymentSkills(options.skills ?? []);
+  installDeploymentSkills(skills);
   logStart(options.tools ?? []);
   const app = createApp();
 
@@ -39,6 +50,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
   class HighwaterSessionObject extends SessionObject {
     constructor(ctx: DurableObjectState, env: Env) {
       installStaticTools(registry);
+      installDeploymentSkills(skills);
       super(ctx, env);
     }
   }
@@ -47,6 +59,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     default: { fetch: (request, env, ctx) => app.fetch(request, env, ctx) },
     SessionObject: HighwaterSessionObject,
     DirectoryObject,
+    SkillsObject,
   };
 }
 

@@ -2,6 +2,8 @@ declare namespace Cloudflare {
   interface Env {
     SESSIONS: DurableObjectNamespace<import("./session").SessionObject>;
     DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
+    /** Each principal's own skills (docs/API.md#skills); absent: only the deployment's. */
+    SKILLS?: DurableObjectNamespace<import("./features/skills/object").SkillsObject>;
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;

@@ -28,5 +28,10 @@ const lookupOrder = defineTool({
   },
 });
 
-export const { SessionObject, DirectoryObject, default: worker } = createHighwater({ tools: [lookupOrder] });
+export const {
+  SessionObject,
+  DirectoryObject,
+  SkillsObject,
+  default: worker,
+} = createHighwater({ tools: [lookupOrder] });
 export default worker;

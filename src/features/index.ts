@@ -4,12 +4,19 @@ import type { SqlLike } from "../storage/sql";
 import { children } from "./children";
 import { fork } from "./fork";
 import { records } from "./records";
+import { skills } from "./skills";
 import type { Feature } from "./types";
 import { work } from "./work";
 
+export {
+  buildDeploymentSkills,
+  type DeploymentSkill,
+  installDeploymentSkills,
+  SkillsObject,
+} from "./skills";
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, skills];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {

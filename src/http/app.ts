@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { MAX_SKILL_BODY_BYTES } from "../contract";
 import { FEATURES } from "../features";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
@@ -20,12 +21,22 @@ import type { EdgeEnv } from "./types";
  * (CORS, 503/401, 403, 429, 413), then the routes grouped by concern, each answering 405 for
  * the methods it lacks, behind the session lookup; one `onError` builds every error body.
  */
+/** A skill's text is JSON-escaped in its PUT body: room for 1 MiB of it (docs/API.md#skills). */
+const SKILL_BODY_LIMIT = { maxBytes: MAX_SKILL_BODY_BYTES, message: `body over ${MAX_SKILL_BODY_BYTES} bytes` };
+
 export function createApp() {
   const app = new Hono<EdgeEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
-  app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT }));
+  app.use(
+    "/v1/*",
+    corsEdge(),
+    auth(),
+    originGuard(),
+    rateLimit(),
+    bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT, "/v1/skills/*": SKILL_BODY_LIMIT }),
+  );
   app.use("/v1/sessions/:id", sessionLookup());
   app.use("/v1/sessions/:id/*", sessionLookup());
 

@@ -90,6 +90,7 @@ const bigResult = defineTool({
 export const {
   SessionObject,
   DirectoryObject,
+  SkillsObject,
   default: worker,
 } = createHighwater({
   tools: [
