@@ -3,6 +3,7 @@
  * no key. Its answer is a pure function of the request; only the pacing of the chunks uses time.
  */
 import { argsFromSchema, toolNamedIn } from "./demo-args";
+import { answerWithSkill, skillAskedIn } from "./demo-skill";
 import type { AssistantPart, ModelPart, ModelProvider, ModelRequest, NeutralMessage, ToolResultPart } from "./types";
 
 export const DEMO_NOTE_PATH = "notes/task.md";
@@ -51,6 +52,19 @@ export function planDemoStep(request: ModelRequest): DemoStep {
       preamble: `${DEMO_LABEL} I'll hand this to ${n === 1 ? "a sub-session" : `${n} sub-sessions`}.`,
       ...calls[0]!,
       more: calls.slice(1),
+    };
+  }
+  // "use the <name> skill": the demo loads it, then answers as it says (./demo-skill.ts).
+  const skill = available.has("load_skill") ? skillAskedIn(task) : null;
+  if (skill) {
+    if (results.length > 0)
+      return { kind: "answer", text: answerWithSkill(DEMO_LABEL, skill.name, skill.request, results[0]!) };
+    return {
+      kind: "tool-call",
+      preamble: `${DEMO_LABEL} I'll load the ${skill.name} skill first.`,
+      callId: `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`,
+      name: "load_skill",
+      args: { name: skill.name },
     };
   }
   // "use <tool>": the demo calls that tool once, with arguments built from its input schema.
