@@ -1,5 +1,6 @@
 /** Every feature beyond a turn, in mounting order (routes, then tools as the model sees them). */
 
+import { featuresDue as dueOf } from "../runtime/feature-hooks";
 import type { SqlLike } from "../storage/sql";
 import { children } from "./children";
 import { fork } from "./fork";
@@ -20,10 +21,5 @@ export const FEATURES: readonly Feature[] = [work, records, children, fork, skil
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {
-  let due: number | null = null;
-  for (const f of features) {
-    const at = f.nextDue?.(sql) ?? null;
-    if (at !== null && (due === null || at < due)) due = at;
-  }
-  return due;
+  return dueOf(sql, features);
 }

@@ -66,7 +66,12 @@ export type SessionSummary = {
   directoryId?: string | null;
   /** The last recorded `stateDelta.toolset` (docs/API.md#mcp-servers): an open turn keeps it until it closes. */
   toolset?: RecordedToolset;
+  /** Each feature's own slice, by feature name, folded by its `fold` (docs/design.md#plugs). */
+  features?: Record<string, unknown>;
 };
+
+/** A feature's fold of its summary slice: the previous slice (undefined at first) and one committed event. */
+export type SliceFold = { readonly name: string; readonly fold?: (slice: unknown, event: Event) => unknown };
 
 /** What the summary keeps of a toolset: its digest, the servers left out, and the blob of its MCP tools. */
 export type RecordedToolset = {
@@ -86,7 +91,27 @@ export type SessionCreated = {
   directoryId?: string;
 };
 
-/** Folds one committed event into the summary. Pure. */
+/**
+ * Folds one committed event into the summary, then into each feature's slice (`folds`, in order;
+ * a slice that a fold returns unchanged keeps the summary's `features` object). Pure.
+ */
+export function reduceSummaryWith(
+  s: SessionSummary | null,
+  e: Event,
+  folds: readonly SliceFold[],
+): SessionSummary | null {
+  const next = reduceSummary(s, e);
+  if (!next) return next;
+  for (const f of folds) {
+    if (!f.fold) continue;
+    const before = next.features?.[f.name];
+    const after = f.fold(before, e);
+    if (after !== before) next.features = { ...next.features, [f.name]: after };
+  }
+  return next;
+}
+
+/** Folds one committed event into the core of the summary (no feature slices). Pure. */
 export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummary | null {
   const delta = e.actions?.stateDelta;
   if (!s) {

@@ -4,12 +4,13 @@
  * retry. All memory: after a restart the stored alarm stands for them (`adopt`). The due times
  * are gathered here and handed to the pure `nextAlarm`.
  */
-import { featuresDue } from "../features";
 import { outboxDelay } from "../features/children/commands";
 import { oldestQueuedRun } from "../features/work/cache";
 import { hasChildrenWork, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import { type AlarmDues, loopDue, outboxDue } from "./alarm";
+import type { RuntimeFeature } from "./feature";
+import { featuresDue } from "./feature-hooks";
 
 export class AlarmOwner {
   /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
@@ -21,7 +22,7 @@ export class AlarmOwner {
   #outboxFailures = 0;
 
   /** The due time of everything the object owes a wake-up for. */
-  dues(s: SessionSummary | null, sql: SqlLike, now: number): AlarmDues {
+  dues(s: SessionSummary | null, sql: SqlLike, now: number, features: readonly RuntimeFeature[]): AlarmDues {
     const turn = s?.openTurn ?? null;
     const blocked = !!s && (s.pendingApprovals.length > 0 || !!turn?.wait);
     const loop = loopDue(
@@ -33,7 +34,11 @@ export class AlarmOwner {
       },
       now,
     );
-    return { loop, trigger: featuresDue(sql), outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now) };
+    return {
+      loop,
+      trigger: featuresDue(sql, features),
+      outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
+    };
   }
 
   /** The running slice holds the loop until `at`; null when no slice runs. */

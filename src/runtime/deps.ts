@@ -8,6 +8,7 @@ import type { SqlLike } from "../storage";
 import type { McpHub } from "../tools/mcp/hub";
 import type { ToolDefinition } from "../tools/types";
 import type { FailpointEnv, FailpointId } from "./failpoints";
+import type { RuntimeFeature } from "./feature";
 import type { RuntimePolicy } from "./retry";
 
 export type RuntimeConfig = FailpointEnv & {
@@ -41,6 +42,10 @@ export type RuntimeDeps = {
   children?: ChildrenPort;
   /** The deployment's MCP servers (absent or empty: none), listed and called from this object. */
   mcp?: McpHub;
+  /** The deployment's features, in mounting order (docs/design.md#plugs); absent: none. */
+  features?: readonly RuntimeFeature[];
+  /** The principal the session belongs to, for features' `beforeTurn` (null if unknown). */
+  principal?: () => string | null;
   /** Overrides of the default policy (tests set the waits to 0). */
   policy?: Partial<RuntimePolicy>;
 };
@@ -59,8 +64,11 @@ export interface RuntimeCtx {
   toolFor(name: string): ToolDefinition<unknown> | null;
   /** The MCP server a tool name belongs to when the turn's toolset named it unavailable. */
   unavailableServerOf(name: string): string | null;
-  /** Lists the MCP servers and records a changed toolset (before a turn's first model call). */
-  refreshToolset(ids: { turnId: string; runId: string }): Promise<void>;
+  /**
+   * Before a turn's first model call: lists the MCP servers and runs the features' `beforeTurn`,
+   * then commits what changed (the toolset, the features' drafts) while the turn is still open.
+   */
+  beforeTurn(ids: { turnId: string; runId: string }): Promise<void>;
   contextInput(model: ModelConfig): ContextInput;
   /** Aborted by a stop: ends the model stream and running tools. */
   readonly signal: AbortSignal;

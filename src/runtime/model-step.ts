@@ -48,9 +48,9 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   let built: NextContext;
   if (call.kind === "new") {
     if (call.continuation) rt.commit([continueDraft(base)]);
-    // A turn decides its toolset once, before its first model call, and keeps it until it closes.
+    // A turn decides its toolset and what features show once, before its first model call.
     if (turn.lastModelRequestSeq === null) {
-      await rt.refreshToolset(base);
+      await rt.beforeTurn(base);
       if (!stillOpen(rt, turn, signal)) return false;
     }
     try {

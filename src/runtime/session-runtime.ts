@@ -26,6 +26,8 @@ import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
+import type { RuntimeFeature, TurnBase } from "./feature";
+import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
@@ -60,13 +62,17 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
+  readonly features: readonly RuntimeFeature[];
+  readonly #shown: FeatureContext;
   readonly #prefix: ForkPrefixCache;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
-    this.#tools = new TurnTools(deps.store.blobs, deps.mcp);
+    this.features = deps.features ?? [];
+    this.#shown = new FeatureContext(this.features, deps.store.blobs);
+    this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
     this.#prefix = new ForkPrefixCache(deps.store.blobs);
-    this.#summary = loadSummary(deps.sql, deps.store);
+    this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
   }
@@ -111,10 +117,23 @@ export class SessionRuntime implements RuntimeCtx {
     return s ? this.#tools.unavailableServerOf(s, name) : null;
   }
 
-  /** Before a turn's first model call: lists the MCP servers and records the toolset if it changed. */
-  async refreshToolset(ids: { turnId: string; runId: string }): Promise<void> {
-    const drafts = await this.#tools.refresh(this.require(), ids);
-    if (drafts.length > 0 && this.#summary?.openTurn?.turnId === ids.turnId) this.commit(drafts);
+  /** Before a turn's first model call: the MCP toolset and the features' `beforeTurn`, committed if changed. */
+  async beforeTurn(base: TurnBase): Promise<void> {
+    const s = this.require();
+    const drafts = await this.#tools.refresh(s, base);
+    const blobs = this.deps.store.blobs;
+    const port = { summary: s, options: s.options, sessionId: this.deps.sessionId, base, signal: this.signal };
+    drafts.push(
+      ...(await beforeTurnDrafts(this.features, {
+        ...port,
+        principal: this.deps.principal?.() ?? null,
+        env: this.deps.env ?? {},
+        now: () => this.now(),
+        putBlob: (data, mediaType) => blobs.put(data, mediaType),
+        readBlob: (sha256) => blobs.readText(sha256),
+      })),
+    );
+    if (drafts.length > 0 && this.#summary?.openTurn?.turnId === base.turnId) this.commit(drafts);
   }
 
   now(): number {
@@ -149,7 +168,9 @@ export class SessionRuntime implements RuntimeCtx {
     const s = this.require();
     const tools: ToolSpec[] = this.#tools.specs(s);
     const prefix = this.#prefix.prefixOf(s);
-    return { summary: s, model, system: systemPrompt(s.options.system), tools, ...(prefix ? { prefix } : {}) };
+    // What the features show follows the base prompt and the session's own (docs/design.md#plugs).
+    const system = [systemPrompt(s.options.system), ...this.#shown.shown(s).system].join("\n\n");
+    return { summary: s, model, system, tools, ...(prefix ? { prefix } : {}) };
   }
 
   /**
@@ -164,8 +185,8 @@ export class SessionRuntime implements RuntimeCtx {
     // The fold is pure and runs before anything is written; the caches' writes join the event's
     // only when there are any, so an ordinary commit is one INSERT.
     const events = this.deps.store.appendPrepared(drafts, (evs) => {
-      next = foldSummary(previous, evs);
-      return cacheWrites(this.deps.sql, { previous, next, events: evs, also });
+      next = foldSummary(previous, evs, this.features);
+      return cacheWrites(this.deps.sql, this.features, { previous, next, events: evs, also });
     });
     this.#summary = next;
     if (previous && next && sameOutside(previous, next)) {
@@ -228,7 +249,7 @@ export class SessionRuntime implements RuntimeCtx {
   /** The due time of everything this object owes a wake-up for. */
   dues(): AlarmDues {
     return {
-      ...this.#alarm.dues(this.#summary, this.deps.sql, this.now()),
+      ...this.#alarm.dues(this.#summary, this.deps.sql, this.now(), this.features),
       traceExport: this.deps.traceExportDue?.() ?? null,
     };
   }

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { REQUEST_ID } from "../contract";
 import type { EventStore } from "../log";
-import { type Inflight, reduceSummary, type SessionSummary } from "../projections";
+import { type Inflight, reduceSummaryWith, type SessionSummary, type SliceFold } from "../projections";
 import { rows, run, type SqlLike } from "../storage";
 
 const SUMMARY_VERSION = 1;
@@ -94,7 +94,7 @@ export const SUMMARY_WRITE_EVERY = 32;
  * the digest at its seq must be the one it folded), reading only the events after it; with
  * neither, from the start of the log (docs/design.md#summary). The result is cached.
  */
-export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | null {
+export function loadSummary(sql: SqlLike, store: EventStore, folds: readonly SliceFold[] = []): SessionSummary | null {
   const row = parseJson(SummaryRow, readMeta(sql, "summary"));
   const options = parseJson(OptionsRow, readMeta(sql, "options"));
   const head = store.head();
@@ -120,7 +120,7 @@ export function loadSummary(sql: SqlLike, store: EventStore): SessionSummary | n
   for (let after = s?.highWater ?? 0; ; ) {
     const page = store.readAfter(after, 1000);
     if (page.length === 0) break;
-    for (const e of page) s = reduceSummary(s, e);
+    for (const e of page) s = reduceSummaryWith(s, e, folds);
     after = page[page.length - 1]!.seq;
   }
   if (s) {

@@ -3,18 +3,22 @@
  * committed event and written beside the log in the same transaction, and whether what a
  * socket's `session` frame shows changed.
  */
-import { FEATURES } from "../features";
 import type { Event, Writes } from "../log";
 import { canonical } from "../log";
-import { reduceSummary, type Session, type SessionSummary } from "../projections";
+import { reduceSummaryWith, type Session, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
+import type { RuntimeFeature } from "./feature";
 import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
 import { summaryWriteDue, writeSummary } from "./state";
 
 /** Folds committed events into the summary (pure: `writeSummary` writes the cache when it is due). */
-export function foldSummary(current: SessionSummary | null, events: Event[]): SessionSummary | null {
+export function foldSummary(
+  current: SessionSummary | null,
+  events: Event[],
+  features: readonly RuntimeFeature[] = [],
+): SessionSummary | null {
   let next = current;
-  for (const e of events) next = reduceSummary(next, e);
+  for (const e of events) next = reduceSummaryWith(next, e, features);
   return next;
 }
 
@@ -25,6 +29,7 @@ export function foldSummary(current: SessionSummary | null, events: Event[]): Se
  */
 export function cacheWrites(
   sql: SqlLike,
+  features: readonly RuntimeFeature[],
   c: { previous: SessionSummary | null; next: SessionSummary | null; events: Event[]; also?: Writes },
 ): Writes | null {
   const { previous, next, also } = c;
@@ -32,11 +37,11 @@ export function cacheWrites(
     !!also ||
     (next !== null && summaryWriteDue(next, previous)) ||
     touchesIdempotency(c.events) ||
-    FEATURES.some((f) => f.apply && (f.touches?.(c.events) ?? true));
+    features.some((f) => f.apply && (f.touches?.(c.events) ?? true));
   if (!due) return null;
   return (committed) => {
     if (next) writeSummary(sql, next, previous);
-    for (const feature of FEATURES) feature.apply?.(sql, committed);
+    for (const feature of features) feature.apply?.(sql, committed);
     applyIdempotencyEvents(sql, committed);
     also?.(committed);
   };

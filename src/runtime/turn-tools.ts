@@ -18,6 +18,7 @@ import {
 } from "../tools";
 import type { McpHub, McpToolSpec } from "../tools/mcp/hub";
 import { buildToolset, mcpToolsFor, serializeMcpSpecs } from "../tools/mcp/toolset";
+import type { AnyTool } from "../tools/registry";
 import type { ToolDefinition } from "../tools/types";
 
 type Parsed = { sha256: string; specs: McpToolSpec[]; tools: Map<string, ToolDefinition<unknown>> };
@@ -28,12 +29,14 @@ const McpArgs = z.record(z.string(), z.unknown());
 export class TurnTools {
   #parsed: Parsed | null = null;
 
+  /** `shown`: the tools the features show at this summary (`context`), after the MCP tools. */
   constructor(
     private readonly blobs: BlobStore,
     private readonly hub: McpHub | undefined,
+    private readonly shown: (s: SessionSummary) => readonly AnyTool[] = () => [],
   ) {}
 
-  /** The specs the model is given: the enabled static tools, then the toolset's MCP tools. */
+  /** The specs the model is given: the enabled static tools, the toolset's MCP tools, then the features' shown tools. */
   specs(s: SessionSummary): ToolSpec[] {
     const statics = toolSpecs(enabledTools(s.options.tools, staticTools()));
     const mcp = this.#mcp(s.toolset).specs.map((t) => ({
@@ -41,7 +44,9 @@ export class TurnTools {
       description: t.description,
       parameters: structuredClone(t.parameters),
     }));
-    return [...statics, ...mcp];
+    const enabled = s.options.tools;
+    const shown = this.shown(s).filter((t) => !enabled || enabled.includes(t.name));
+    return [...statics, ...mcp, ...toolSpecs(shown)];
   }
 
   /** Whether the session's approval rules hold this call for a human (its arguments parsed first). */
@@ -60,7 +65,7 @@ export class TurnTools {
     if (enabled && !enabled.includes(name)) return null;
     const builtin = getTool(name, staticTools()) as ToolDefinition<unknown> | undefined;
     if (builtin) return builtin;
-    return this.#mcp(s.toolset).tools.get(name) ?? null;
+    return this.#mcp(s.toolset).tools.get(name) ?? this.shown(s).find((t) => t.name === name) ?? null;
   }
 
   /** The unavailable server a name belongs to (`<server>__…`), if the turn's toolset left one out. */

@@ -69,6 +69,8 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, tra
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children,
+    features: FEATURES,
+    principal: hooks.principal,
     mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
   });
   return { runtime, store };

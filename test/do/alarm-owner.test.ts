@@ -6,6 +6,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FEATURES } from "../../src/features";
 import type { ChildrenPort } from "../../src/features/children/commands";
 import { principalOf } from "../../src/http/auth";
 import { EventStore } from "../../src/log";
@@ -110,6 +111,7 @@ async function withChildRuntime(
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      features: FEATURES,
       now: opts.now,
       children: opts.children,
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [2000, 4000, 8000, 16_000] },

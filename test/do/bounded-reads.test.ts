@@ -5,6 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { FEATURES } from "../../src/features";
 import type { ChildReport, ChildrenPort } from "../../src/features/children/commands";
 import { readForkSource } from "../../src/features/fork/commands";
 import { EventStore } from "../../src/log";
@@ -67,6 +68,7 @@ async function withCountedRuntime(
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      features: FEATURES,
       ...(opts.children ? { children: opts.children } : {}),
       policy: { backoffMs: [0, 0, 0, 0], sliceBackoffMs: [0, 0, 0, 0] },
     };

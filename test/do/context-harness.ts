@@ -6,6 +6,7 @@ import type { Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
 import type { DeltaFrame, RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import type { RuntimeFeature } from "../../src/runtime/feature";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";
 import type { McpHub } from "../../src/tools/mcp";
@@ -132,6 +133,10 @@ export async function withSession<T>(
     directoryId?: string;
     /** MCP servers for this session (a fresh hub per runtime, as after a restart). */
     mcp?: () => McpHub;
+    /** The runtime's features (absent: the built-in ones) and the session's principal. */
+    features?: readonly RuntimeFeature[];
+    principal?: string;
+    env?: Record<string, unknown>;
   },
   fn: (h: Harness) => Promise<T>,
 ): Promise<T> {
@@ -158,6 +163,9 @@ export async function withSession<T>(
         ...(opts.mcp ? { mcp: opts.mcp() } : {}),
         ...(opts.now ? { now: opts.now } : {}),
         ...(opts.children ? { children: opts.children } : {}),
+        ...(opts.features ? { features: opts.features } : {}),
+        ...(opts.principal ? { principal: () => opts.principal ?? null } : {}),
+        ...(opts.env ? { env: opts.env } : {}),
       });
     };
     const { store, runtime } = make(opts.provider);

@@ -1,3 +1,4 @@
+import { FEATURES } from "../../src/features";
 import { EventStore } from "../../src/log";
 import { createProvider } from "../../src/model";
 import type { RuntimeDeps } from "../../src/runtime/deps";
@@ -6,7 +7,7 @@ import type { SqlLike } from "../../src/storage";
 
 /**
  * A runtime over an object's storage, as a new instance after an eviction would make it: no
- * alarm, no sockets, the configured providers (`over` replaces any of its deps).
+ * alarm, no sockets, the configured providers and the built-in features (`over` replaces any of its deps).
  */
 export function runtimeOn(
   sql: SqlLike,
@@ -27,6 +28,7 @@ export function runtimeOn(
     config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
     onCommit: () => {},
     onDelta: () => {},
+    features: FEATURES,
     ...over,
   });
   return { runtime, store };

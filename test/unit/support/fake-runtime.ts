@@ -116,7 +116,7 @@ export function fakeRuntime(
     needsApproval: (call: CallState) => opts.needsApproval?.(call) ?? false,
     toolFor: (name) => tools.get(name) ?? null,
     unavailableServerOf: () => null,
-    refreshToolset: async () => undefined,
+    beforeTurn: async () => undefined,
     contextInput: (model) => ({ summary: rt.require(), model, system: "You are a test.", tools: [] }),
     get signal() {
       return controller.signal;

@@ -1,0 +1,65 @@
+/**
+ * The runtime's calls into its features' hooks (./feature.ts): what they show the model at each
+ * call, and their work before a turn's first model call.
+ */
+import type { BlobStore, EventDraft } from "../log";
+import type { SessionSummary } from "../projections";
+import type { SqlLike } from "../storage/sql";
+import type { AnyTool } from "../tools/registry";
+import type { RuntimeFeature, TurnPort } from "./feature";
+
+/** What the features show at a model call: system text in list order, and their tools. */
+export type Shown = { system: string[]; tools: AnyTool[] };
+
+const NOTHING: Shown = { system: [], tools: [] };
+
+/** `context` of every feature, computed once per summary (a commit makes a new summary). */
+export class FeatureContext {
+  #cache = new WeakMap<SessionSummary, Shown>();
+
+  constructor(
+    private readonly features: readonly RuntimeFeature[],
+    private readonly blobs: BlobStore,
+  ) {}
+
+  shown(s: SessionSummary): Shown {
+    let out = this.#cache.get(s);
+    if (out) return out;
+    out = NOTHING;
+    const readBlob = (sha256: string) => this.blobs.readText(sha256);
+    for (const f of this.features) {
+      if (!f.context) continue;
+      const c = f.context({ summary: s, slice: s.features?.[f.name], readBlob });
+      if (!c.system && !c.tools?.length) continue;
+      out = {
+        system: c.system ? [...out.system, c.system] : out.system,
+        tools: c.tools?.length ? [...out.tools, ...c.tools] : out.tools,
+      };
+    }
+    this.#cache.set(s, out);
+    return out;
+  }
+}
+
+/** Runs every feature's `beforeTurn` in list order and gathers their drafts. */
+export async function beforeTurnDrafts(
+  features: readonly RuntimeFeature[],
+  port: Omit<TurnPort, "slice">,
+): Promise<EventDraft[]> {
+  const out: EventDraft[] = [];
+  for (const f of features) {
+    if (!f.beforeTurn) continue;
+    out.push(...(await f.beforeTurn({ ...port, slice: port.summary.features?.[f.name] })));
+  }
+  return out;
+}
+
+/** The earliest time any feature needs the alarm, or null. */
+export function featuresDue(sql: SqlLike, features: readonly RuntimeFeature[]): number | null {
+  let due: number | null = null;
+  for (const f of features) {
+    const at = f.nextDue?.(sql) ?? null;
+    if (at !== null && (due === null || at < due)) due = at;
+  }
+  return due;
+}
