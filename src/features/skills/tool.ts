@@ -24,7 +24,7 @@ const LoadSkillInput = z.strictObject({
  * `load_skill` over a turn's recorded skillset (docs/API.md#skills): `read`, so a call cut by a
  * crash is run again, and answers the same bytes from the session's own blobs.
  */
-export function loadSkillTool(set: () => Skillset | undefined): ToolDefinition<LoadArgs> {
+export function loadSkillTool(set: Skillset): ToolDefinition<LoadArgs> {
   return {
     name: "load_skill",
     description:
@@ -32,7 +32,7 @@ export function loadSkillTool(set: () => Skillset | undefined): ToolDefinition<L
     input: LoadSkillInput as z.ZodType<LoadArgs>,
     effect: () => "read",
     async run(args, ctx) {
-      const answer = loadSkill(set(), args, (sha) => ctx.blobs.readText(sha));
+      const answer = loadSkill(set, args, (sha) => ctx.blobs.readText(sha));
       return answer.ok ? { status: "ok", response: answer.response } : toolError(answer.code, answer.message);
     },
   };
