@@ -62,7 +62,7 @@ function loadingModel(args: Record<string, unknown>, before?: (n: number) => Pro
 const skillsets = (events: Event[]) => events.filter((e) => e.actions?.stateDelta?.skillset);
 const responses = (events: Event[]) =>
   events.flatMap((e) =>
-    e.content?.type === "functionResponse" ? [e.content as { status: string; response: any }] : [],
+    e.content?.type === "functionResponse" ? [e.content as { status: string; response: Record<string, unknown> }] : [],
   );
 const systemOf = (r: ModelRequest) => r.messages[0]!.content as string;
 
