@@ -37,6 +37,9 @@ async function principalSkills(port: RecordPort, last: Skillset | undefined): Pr
 }
 
 export async function recordSkillset(port: RecordPort): Promise<EventDraft[]> {
+  // A session that names its tools (fixed at creation) names tools of GET /v1/tools only, never
+  // load_skill: it is shown no skills, and nothing is asked.
+  if (port.options.tools) return [];
   const last = port.slice as Skillset | undefined;
   const own = await principalSkills(port, last);
   // Unreachable now: the session keeps the set it last recorded (or none) rather than drop skills.

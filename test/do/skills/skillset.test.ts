@@ -142,16 +142,19 @@ describe("a session's skillset", () => {
         expect(responses(h.events())[0]).toMatchObject({ status: "error", response: { code: "unknown_skill" } });
       },
     );
-    const none = loadingModel({ name: "triage" });
-    await withSession(
-      { provider: none.provider, model: MODEL, principal: p.id, env: env as never, options: { skills: [] } },
-      async (h) => {
-        await h.runTurn("go");
-        expect(skillsets(h.events())).toEqual([]);
-        expect(none.sent[0]!.tools.map((t) => t.name)).not.toContain("load_skill");
-        expect(systemOf(none.sent[0]!)).not.toContain("## Skills");
-      },
-    );
+    // `skills: []`, or `tools` named (load_skill is not one of GET /v1/tools): no skills at all.
+    for (const options of [{ skills: [] }, { tools: ["read_file"] }]) {
+      const none = loadingModel({ name: "triage" });
+      await withSession(
+        { provider: none.provider, model: MODEL, principal: p.id, env: env as never, options },
+        async (h) => {
+          await h.runTurn("go");
+          expect(skillsets(h.events())).toEqual([]);
+          expect(none.sent[0]!.tools.map((t) => t.name)).not.toContain("load_skill");
+          expect(systemOf(none.sent[0]!)).not.toContain("## Skills");
+        },
+      );
+    }
   });
 
   it("rebuilds a request, and answers load_skill again, byte for byte after an eviction, whatever the principal changed", async () => {
