@@ -10,6 +10,7 @@ import { errorText } from "./format";
 import { navigate, TOKEN_KEY, UNAUTHORIZED } from "./shell";
 import "./create-form";
 import "./session-list";
+import "./skill-list";
 import "./session-page";
 
 class HwApp extends LitElement {
@@ -111,7 +112,9 @@ class HwApp extends LitElement {
     document.title = "Sessions — highwater";
     return html`<hw-create-form .client=${client}></hw-create-form>
       <h2>Sessions</h2>
-      <hw-session-list .client=${client}></hw-session-list>`;
+      <hw-session-list .client=${client}></hw-session-list>
+      <h2>Skills</h2>
+      <hw-skill-list .client=${client}></hw-skill-list>`;
   }
 
   forget() {
