@@ -4,7 +4,8 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
-import { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills, SkillsObject } from "./features";
+import { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./features";
+import { SkillsObject } from "./features/objects";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";

@@ -9,12 +9,7 @@ import { skills } from "./skills";
 import type { Feature } from "./types";
 import { work } from "./work";
 
-export {
-  buildDeploymentSkills,
-  type DeploymentSkill,
-  installDeploymentSkills,
-  SkillsObject,
-} from "./skills";
+export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./skills";
 export type { Feature } from "./types";
 
 export const FEATURES: readonly Feature[] = [work, records, children, fork, skills];

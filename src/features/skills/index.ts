@@ -7,7 +7,6 @@ import { foldSkillset, skillsSystemText } from "./skillset";
 import { loadSkillTool } from "./tool";
 
 export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./deployment";
-export { SkillsObject } from "./object";
 
 export const skills: Feature = {
   name: "skills",

@@ -1,0 +1,5 @@
+/**
+ * The Durable Object classes that features bring, for the composition root to export (Worker-only:
+ * they import `cloudflare:workers`, so the feature list in ./index.ts stays importable in Node).
+ */
+export { SkillsObject } from "./skills/object";
