@@ -36,7 +36,23 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "do", include: ["test/do/**/*.test.ts"], testTimeout: 30_000 },
+        test: {
+          name: "do",
+          include: ["test/do/**/*.test.ts"],
+          exclude: ["test/do/skills/**"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // The same Worker with a deployment skill bundled (test/do/skills/worker.ts).
+        plugins: [
+          cloudflareTest({
+            main: "./test/do/skills/worker.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { API_TOKENS: "test-token-a,test-token-b", HW_TEST_MODE: "1" } },
+          }),
+        ],
+        test: { name: "do-skills", include: ["test/do/skills/**/*.test.ts"], testTimeout: 30_000 },
       },
       {
         // A deployment with one more feature (test/plugin/worker.ts): the plug-in test.

@@ -4,14 +4,20 @@
  * highwater's code.
  */
 import { env } from "cloudflare:workers";
-import { FEATURES, type Feature } from "./features";
-import { MemoryObject } from "./features/memory/object";
+import {
+  buildDeploymentSkills,
+  type DeploymentSkill,
+  FEATURES,
+  type Feature,
+  installDeploymentSkills,
+} from "./features";
+import { MemoryObject, SkillsObject } from "./features/objects";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject } from "./session";
 import { type AnyTool, buildStaticTools, installStaticTools } from "./tools";
 
-export type { Feature } from "./features";
+export type { DeploymentSkill, Feature } from "./features";
 export { FEATURES } from "./features";
 export type { ToolEffect } from "./log";
 export type { AnyTool, ToolDefinition } from "./tools";
@@ -22,6 +28,11 @@ export type HighwaterOptions = {
   tools?: readonly AnyTool[];
   /** The deployment's features, in mounting order (default: the built-in `FEATURES`). */
   features?: readonly Feature[];
+  /**
+   * The deployment's skills (docs/API.md#skills), bundled at build time: each folder's name, its
+   * `SKILL.md` text and its other files. Every principal's sessions are shown them.
+   */
+  skills?: readonly DeploymentSkill[];
 };
 
 export type Highwater = {
@@ -30,6 +41,8 @@ export type Highwater = {
   DirectoryObject: typeof DirectoryObject;
   /** docs/API.md#memory: one per principal. */
   MemoryObject: typeof MemoryObject;
+  /** docs/API.md#skills: one per principal. */
+  SkillsObject: typeof SkillsObject;
 };
 
 /**
@@ -37,12 +50,15 @@ export type Highwater = {
  * (`wrangler.toml` binds `SessionObject`, `DirectoryObject` and each feature's object). The
  * feature list is handed down to the edge, the object and its runtime (docs/design.md#plugs).
  * Throws, naming the problem, when a feature or a tool cannot be added (a name listed twice, a
- * built-in's name).
+ * built-in's name) or a skill is
+ * bad (no valid front matter, a name that is not its folder's, files over the limits).
  */
 export function createHighwater(options: HighwaterOptions = {}): Highwater {
   const features = options.features ?? FEATURES;
   const registry = buildStaticTools(options.tools ?? [], features);
   installStaticTools(registry);
+  const skills = buildDeploymentSkills(options.skills ?? []);
+  installDeploymentSkills(skills);
   logStart(options.tools ?? []);
   const app = createApp(features);
 
@@ -50,6 +66,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
   class HighwaterSessionObject extends SessionObject {
     constructor(ctx: DurableObjectState, env: Env) {
       installStaticTools(registry);
+      installDeploymentSkills(skills);
       super(ctx, env, features);
     }
   }
@@ -59,6 +76,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     SessionObject: HighwaterSessionObject,
     DirectoryObject,
     MemoryObject,
+    SkillsObject,
   };
 }
 

@@ -4,6 +4,8 @@ declare namespace Cloudflare {
     DIRECTORY: DurableObjectNamespace<import("./session").DirectoryObject>;
     /** docs/API.md#memory: one object per principal. */
     MEMORY: DurableObjectNamespace<import("./features/memory/object").MemoryObject>;
+    /** Each principal's own skills (docs/API.md#skills); absent: only the deployment's. */
+    SKILLS?: DurableObjectNamespace<import("./features/skills/object").SkillsObject>;
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;

@@ -1,10 +1,14 @@
 /**
  * A highwater deployment with one tool of its own: `lookup_order` asks an order service
- * (`ORDERS_URL`) for an order. The runtime, its routes and both Durable Objects come from the
- * package entry; only the tool is this deployment's.
+ * (`ORDERS_URL`) for an order, and one skill of its own (examples/skills/release-notes). The
+ * runtime, its routes and its Durable Objects come from the package entry; only the tool and
+ * the skill are this deployment's.
  */
 import { createHighwater, defineTool, ToolError } from "highwater";
 import { z } from "zod";
+// A skill folder bundled at build time (wrangler.toml bundles `*.md` as text).
+import releaseNotes from "../skills/release-notes/SKILL.md";
+import releaseNotesTemplate from "../skills/release-notes/template.md";
 
 const lookupOrder = defineTool({
   name: "lookup_order",
@@ -32,6 +36,7 @@ export const {
   SessionObject,
   DirectoryObject,
   MemoryObject,
+  SkillsObject,
   default: worker,
 } = createHighwater({ tools: [lookupOrder] });
 export default worker;

@@ -19,6 +19,9 @@ import type {
   SessionList,
   SessionOptions,
   SessionPatch,
+  SkillDetail,
+  SkillInfo,
+  SkillInput,
   Ticket,
   TranscriptPage,
   Trigger,
@@ -265,6 +268,24 @@ export class HighwaterClient {
   /** The tools a new session gets now, whatever their source (docs/API.md#tools). */
   tools(): Promise<ToolList> {
     return this.#json("GET", "/v1/tools");
+  }
+
+  /** The deployment's skills and the caller's own (docs/API.md#skills). */
+  skills(): Promise<{ skills: SkillInfo[] }> {
+    return this.#json("GET", "/v1/skills");
+  }
+
+  skill(name: string): Promise<SkillDetail> {
+    return this.#json("GET", `/v1/skills/${encodeURIComponent(name)}`);
+  }
+
+  /** Creates or replaces one of the caller's skills. */
+  putSkill(name: string, body: SkillInput): Promise<SkillInfo> {
+    return this.#json("PUT", `/v1/skills/${encodeURIComponent(name)}`, body);
+  }
+
+  async deleteSkill(name: string): Promise<void> {
+    await this.#request("DELETE", `/v1/skills/${encodeURIComponent(name)}`);
   }
 
   /** A turn's trace as OTLP/JSON (default: the last closed turn), as text to save as is. */

@@ -108,4 +108,5 @@ export function newIdempotencyKey(): string {
   return `k-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
+export type { SkillDetail, SkillInfo, SkillInput, Skillset } from "../contract/skills";
 export type { ToolInfo, ToolList, ToolSource, Toolset } from "../contract/tools";

@@ -5,7 +5,7 @@ import type { Session } from "./session";
 /** Max UTF-8 bytes of a message text (docs/API.md §2). */
 export const MAX_TEXT_BYTES = 262_144;
 
-const hasLoneSurrogate = (s: string) =>
+export const hasLoneSurrogate = (s: string) =>
   /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 /** Message text: non-empty, well-formed UTF-16, within the byte limit (413 is decided before this). */

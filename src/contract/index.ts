@@ -14,6 +14,7 @@ export * from "./reads";
 export * from "./records";
 export * from "./session";
 export * from "./sha256";
+export * from "./skills";
 export * from "./tools";
 export * from "./trace";
 export * from "./transcript";

@@ -16,6 +16,8 @@ export type SessionOptions = {
   system?: string;
   model?: Partial<ModelConfig>;
   tools?: string[];
+  /** docs/API.md#skills: the skills the session is shown (default all); names of `SKILL_NAME`. */
+  skills?: string[];
   approvals?: ApprovalRule[];
   offloadThresholdBytes?: number;
   locationHint?: string;

@@ -6,12 +6,14 @@ import { children } from "./children";
 import { fork } from "./fork";
 import { memory } from "./memory";
 import { records } from "./records";
+import { skills } from "./skills";
 import type { Feature } from "./types";
 import { work } from "./work";
 
+export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./skills";
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork, memory];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {

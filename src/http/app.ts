@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { MAX_SKILL_BODY_BYTES } from "../contract";
 import { exportStatus } from "../telemetry/export";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
@@ -21,6 +22,9 @@ import type { EdgeEnv, EdgeFeature } from "./types";
  * the methods it lacks, behind the session lookup, the features' routes among them (in list
  * order); one `onError` builds every error body.
  */
+/** A skill's text is JSON-escaped in its PUT body: room for 1 MiB of it (docs/API.md#skills). */
+const SKILL_BODY_LIMIT = { maxBytes: MAX_SKILL_BODY_BYTES, message: `body over ${MAX_SKILL_BODY_BYTES} bytes` };
+
 export function createApp(features: readonly EdgeFeature[] = []) {
   const app = new Hono<EdgeEnv>();
 
@@ -29,7 +33,14 @@ export function createApp(features: readonly EdgeFeature[] = []) {
     c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
   );
 
-  app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT }));
+  app.use(
+    "/v1/*",
+    corsEdge(),
+    auth(),
+    originGuard(),
+    rateLimit(),
+    bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT, "/v1/skills/*": SKILL_BODY_LIMIT }),
+  );
   app.use("/v1/sessions/:id", sessionLookup());
   app.use("/v1/sessions/:id/*", sessionLookup());
 

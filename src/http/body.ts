@@ -96,7 +96,7 @@ function limiter({ maxBytes, message }: BodyLimit) {
 
 /**
  * `hono/body-limit` at 1 MiB (docs/API.md §2), or the route's own limit from `larger` (keyed by
- * exact path): from Content-Length before anything is read, else while reading. Its `onError`
+ * exact path, or `<parent>/*` for every path one level under it): from Content-Length before anything is read, else while reading. Its `onError`
  * drains before the 413 is answered. GET and HEAD bodies are discarded here and never parsed
  * (§7.2). A body that cannot be read (a broken chunked stream) is marked, so that the route
  * answers 400 after the checks that come first.
@@ -110,7 +110,7 @@ export function bodyLimitEdge(larger: Record<string, BodyLimit> = {}): EdgeMiddl
       return next();
     }
     c.req.raw = withDrainableBody(c.req.raw);
-    const limit = own.get(c.req.path) ?? standard;
+    const limit = own.get(c.req.path) ?? own.get(`${c.req.path.slice(0, c.req.path.lastIndexOf("/"))}/*`) ?? standard;
     try {
       // Errors from the routes are answered inside `next`; what reaches here is the limit's own.
       return await limit(c, next);

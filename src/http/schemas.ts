@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { ApiError, describeIssues, IdempotencyKey, JURISDICTIONS, MEMORY_MODES, MessageText } from "../contract";
+import {
+  ApiError,
+  describeIssues,
+  IdempotencyKey,
+  JURISDICTIONS,
+  MEMORY_MODES,
+  MessageText,
+  SKILL_NAME,
+} from "../contract";
 import { PROVIDERS } from "../model/types";
 
 const ModelOptions = z.strictObject({
@@ -23,6 +31,11 @@ export const SessionOptions = z.strictObject({
   system: z.string().max(65_536).optional(),
   model: ModelOptions.optional(),
   tools: z.array(z.string().min(1).max(100)).max(100).optional(),
+  skills: z
+    .array(z.string().regex(SKILL_NAME, "a skill name: 1–64 of a-z, 0-9 and -"))
+    .max(100)
+    .refine((names) => new Set(names).size === names.length, "skills: a name is listed twice")
+    .optional(),
   approvals: z.array(ApprovalRule).max(100).optional(),
   offloadThresholdBytes: z.number().int().min(256).max(524_288).optional(),
   locationHint: z.enum(LOCATION_HINTS).optional(),

@@ -4,6 +4,7 @@
  */
 import { argsFromSchema, toolNamedIn } from "./demo-args";
 import { memoryAnswer, memoryCallFor } from "./demo-memory";
+import { answerWithSkill, skillAskedIn } from "./demo-skill";
 import type { AssistantPart, ModelPart, ModelProvider, ModelRequest, NeutralMessage, ToolResultPart } from "./types";
 
 export const DEMO_NOTE_PATH = "notes/task.md";
@@ -65,6 +66,19 @@ export function planDemoStep(request: ModelRequest): DemoStep {
       callId: `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`,
       name: memory.name,
       args: memory.args,
+    };
+  }
+  // "use the <name> skill": the demo loads it, then answers as it says (./demo-skill.ts).
+  const skill = available.has("load_skill") ? skillAskedIn(task) : null;
+  if (skill) {
+    if (results.length > 0)
+      return { kind: "answer", text: answerWithSkill(DEMO_LABEL, skill.name, skill.request, results[0]!) };
+    return {
+      kind: "tool-call",
+      preamble: `${DEMO_LABEL} I'll load the ${skill.name} skill first.`,
+      callId: `demo-${countToolCalls(messages) + 1}-${fnv1a(JSON.stringify(messages))}`,
+      name: "load_skill",
+      args: { name: skill.name },
     };
   }
   // "use <tool>": the demo calls that tool once, with arguments built from its input schema.

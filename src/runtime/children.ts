@@ -85,7 +85,7 @@ export function buildChildSpawn(
   const tools = args.tools ?? o.tools;
   const approvals = (o.approvals ?? []).filter((r) => !tools || tools.includes(r.tool));
   const inherited: Record<string, unknown> = {};
-  for (const key of ["maxModelCallsPerTurn", "jurisdiction", "offloadThresholdBytes", "memory"])
+  for (const key of ["maxModelCallsPerTurn", "jurisdiction", "offloadThresholdBytes", "memory", "skills"])
     if (o[key] !== undefined) inherited[key] = o[key];
   return {
     ok: true,

@@ -12,6 +12,7 @@ import { navigate, TOKEN_KEY, UNAUTHORIZED } from "./shell";
 import "./create-form";
 import "./memory-page";
 import "./session-list";
+import "./skill-list";
 import "./session-page";
 
 class HwApp extends LitElement {
@@ -115,7 +116,9 @@ class HwApp extends LitElement {
     return html`<hw-create-form .client=${client}></hw-create-form>
       <p><a href="/memory" data-nav>Memory</a>: what your sessions remember</p>
       <h2>Sessions</h2>
-      <hw-session-list .client=${client}></hw-session-list>`;
+      <hw-session-list .client=${client}></hw-session-list>
+      <h2>Skills</h2>
+      <hw-skill-list .client=${client}></hw-skill-list>`;
   }
 
   forget() {

@@ -41,6 +41,7 @@ export function toolCard(
   const args = pretty(item.args);
   const head = html`<code class="tool-name">${item.tool}</code>
     <span class="badge source" title="where the tool comes from">${fold.source(item.tool)}</span>
+    ${skillBadge(item)}
     ${call?.effect ? html`<span class="badge effect" title="its effect, for recovery">${call.effect}</span>` : nothing}
     <span class="badge" data-state=${item.state}>${item.state.replace("_", " ")}</span>
     ${fold.source(item.tool) === "builtin" ? memorySummary(item.tool, item.args, item.response) : nothing}
@@ -79,4 +80,13 @@ export function toolCard(
       <button type="button" class="danger" @click=${() => void actions.decide(approval.requestId, "reject", digest)}>Reject</button>
     </div>
   </li>`;
+}
+
+/** A `load_skill` card names the skill it loaded (and the file, when one). */
+function skillBadge(item: ToolItem): TemplateResult | typeof nothing {
+  if (item.tool !== "load_skill") return nothing;
+  const args = (item.args ?? {}) as { name?: unknown; file?: unknown };
+  if (typeof args.name !== "string") return nothing;
+  const file = typeof args.file === "string" ? ` · ${args.file}` : "";
+  return html`<span class="badge skill" title="the skill loaded">skill ${args.name}${file}</span>`;
 }

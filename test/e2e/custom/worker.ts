@@ -124,6 +124,7 @@ export const {
   SessionObject,
   DirectoryObject,
   MemoryObject,
+  SkillsObject,
   default: worker,
 } = createHighwater({
   tools: [
