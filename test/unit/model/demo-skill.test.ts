@@ -15,7 +15,7 @@ const request = (text: string, tools: ToolSpec[] = [WRITE, LOAD]): ModelRequest 
 });
 const TASK = "Use the release-notes skill to announce skills you can load by name";
 
-function after(text: string, output: unknown, status: "ok" | "error" = "ok"): ModelRequest {
+function answeredWith(text: string, output: unknown, status: "ok" | "error" = "ok"): ModelRequest {
   const first = planDemoStep(request(text));
   if (first.kind !== "tool-call") throw new Error("expected a call");
   return {
@@ -39,7 +39,7 @@ describe('the demo model asked to "use the <name> skill"', () => {
 
   it("then answers in the skill's template, with the request in it (the example skill)", () => {
     const body = readFileSync("examples/skills/release-notes/SKILL.md", "utf8").split("\n---\n")[1]!;
-    const answer = planDemoStep(after(TASK, { name: "release-notes", content: body }));
+    const answer = planDemoStep(answeredWith(TASK, { name: "release-notes", content: body }));
     expect(answer.kind).toBe("answer");
     const text = (answer as { text: string }).text;
     expect(text).toContain("Following the release-notes skill");
@@ -48,7 +48,7 @@ describe('the demo model asked to "use the <name> skill"', () => {
   });
 
   it("says so when the skill could not be loaded", () => {
-    const answer = planDemoStep(after(TASK, { code: "unknown_skill", message: "no skill" }, "error"));
+    const answer = planDemoStep(answeredWith(TASK, { code: "unknown_skill", message: "no skill" }, "error"));
     expect((answer as { text: string }).text).toMatch(/could not load the release-notes skill/);
   });
 
