@@ -19,7 +19,7 @@ export type FakeMcpServer = {
 };
 
 // Beside this file; from a bundle elsewhere (bench/run.mjs), from the repository root.
-const BESIDE = fileURLToPath(new URL("./fake-mcp-server.mjs", import.meta.url));
+const BESIDE = fileURLToPath(new URL("./fake-mcp-server.mjs", import.meta.url).href);
 const SCRIPT = existsSync(BESIDE) ? BESIDE : join(process.cwd(), "bench", "lib", "fake-mcp-server.mjs");
 
 /** The fake on 127.0.0.1 with a free port (or `port`), ready when this resolves. */

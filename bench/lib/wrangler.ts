@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url).href);
 
 export type WranglerOptions = {
   /** Directory for Durable Object SQLite and alarms; reuse it to restart "the same machine". */

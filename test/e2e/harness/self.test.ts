@@ -425,7 +425,7 @@ describe("verify-export copy", () => {
 
   it("runs as a CLI with exit code 0 / 1", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hw-verify-"));
-    const script = fileURLToPath(new URL("./verify-export.mjs", import.meta.url));
+    const script = fileURLToPath(new URL("./verify-export.mjs", import.meta.url).href);
     const run = (file: string) =>
       new Promise<{ code: number; out: string }>((resolve) => {
         execFile(process.execPath, [script, file], (err, stdout) => {

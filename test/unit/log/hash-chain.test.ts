@@ -10,7 +10,7 @@ import { SMALL_TEXT } from "../../../src/log/hash";
 import { newLog } from "../support/fixtures";
 
 /** The independent verifier, a verbatim copy of the one published beside the contract. */
-const VERIFY_EXPORT = fileURLToPath(new URL("../../../tools/verify-export.mjs", import.meta.url));
+const VERIFY_EXPORT = fileURLToPath(new URL("../../../tools/verify-export.mjs", import.meta.url).href);
 
 type Row = { seq: number; body: string; digest: string };
 

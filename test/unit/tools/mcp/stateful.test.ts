@@ -29,5 +29,6 @@ describe("a stateful server that forgot our session", () => {
     server = await startEverything(port);
     // The old session id answers 404 there: nothing was processed, so sending again is safe.
     expect(await hub.call(echo, { message: "two" }, "k2", signal())).toEqual({ status: "ok", response: "Echo: two" });
-  });
+    // Two starts of the reference server's process: seconds on a loaded 2-core machine.
+  }, 60_000);
 });
