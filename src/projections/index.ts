@@ -10,7 +10,7 @@ export {
   reduceChildren,
   SPAWN_TOOL,
   type SpawnedBy,
-} from "../features/children/facts";
+} from "./children";
 export {
   buildModelMessages,
   CHARS_PER_TOKEN,

@@ -1,5 +1,5 @@
-import { SPAWN_TOOL } from "../features/children/facts";
 import type { Event, ToolEffect } from "../log";
+import { SPAWN_TOOL } from "./children";
 
 export type CallState = {
   callId: string;

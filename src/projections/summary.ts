@@ -6,6 +6,8 @@ import type {
   SessionOptions,
   SessionStatus,
 } from "../contract/session";
+import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
+import type { ModelConfig } from "../model/types";
 import {
   type ChildrenState,
   childWait,
@@ -13,9 +15,7 @@ import {
   parseSpawnedBy,
   reduceChildren,
   type SpawnedBy,
-} from "../features/children/facts";
-import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
-import type { ModelConfig } from "../model/types";
+} from "./children";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
 export type * from "../contract/session";

@@ -1,5 +1,5 @@
 import type { Event } from "../contract/event";
-import { recordFactOf } from "../features/records/facts";
+import { recordFactOf } from "../contract/records";
 
 export type { TranscriptItem } from "../contract/transcript";
 

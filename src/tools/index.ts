@@ -1,14 +1,3 @@
-export { type SpawnSessionArgs, spawnSessionTool } from "../features/children/tool";
-export {
-  applyRecordEvents,
-  headSeq,
-  listRecords,
-  readRecord,
-  rebuildRecordCache,
-  type TopicListing,
-  topicState,
-} from "../features/records/cache";
-export { appendRecordEntryTool, readRecordTool, writeRecordTool } from "../features/records/tool";
 export * from "./builtin/files";
 export {
   HTTP_MAX_BODY_BYTES,

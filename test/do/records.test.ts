@@ -4,8 +4,8 @@
  * through a scripted model, and the route's bad input.
  */
 import { describe, expect, it } from "vitest";
+import { listRecords, readRecord, rebuildRecordCache } from "../../src/features/records/cache";
 import type { ModelConfig, ModelRequest } from "../../src/model/types";
-import { listRecords, readRecord, rebuildRecordCache } from "../../src/tools";
 import { lastResults, type Step, scriptedProvider, withSession } from "./context-harness";
 import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "./helpers";
 

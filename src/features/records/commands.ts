@@ -2,7 +2,7 @@
 
 import type { RuntimeCtx } from "../../runtime/deps";
 import { ApiError } from "../../runtime/errors";
-import { listRecords, readRecord, topicState } from "../../tools";
+import { listRecords, readRecord, topicState } from "./cache";
 import { decideEntry, decideRevision, type RecordDecision, type RecordEntry } from "./facts";
 
 function unwrapDecision<T>(d: RecordDecision<T>): T {

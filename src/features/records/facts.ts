@@ -3,7 +3,7 @@
  * revisions and its entries are append-only. Each is one `stateDelta` (`recordRevision` or
  * `recordEntry`) on an event; the decisions here are pure and take the topic's current state.
  */
-import type { Event } from "../../contract/event";
+import type { RecordEntryFact, RecordRevision } from "../../contract/records";
 
 /** Topic names: a letter or digit, then up to 63 of `[A-Za-z0-9._-]` (never `.`/`..`, safe in a URL path). */
 export const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -12,24 +12,14 @@ export const MAX_REFS = 100;
 /** Largest summary content or entry text (UTF-8 bytes), as for a message's text. */
 export const MAX_RECORD_BYTES = 262_144;
 
-export type RecordRevision = { topic: string; revision: number; content: string; coversEntry: number };
-export type RecordEntryFact = { topic: string; entry: number; text: string; refs: number[] };
-export type { RecordEntry, RecordView } from "../../contract/records";
+export type { RecordEntry, RecordEntryFact, RecordRevision, RecordView } from "../../contract/records";
 export type TopicState = { revision: number; coversEntry: number; entries: number };
 
 export type RecordDecision<T> =
   | { ok: true; fact: T }
   | { ok: false; code: "bad_request" | "conflict"; message: string };
 
-/** The record fact an event carries, if any. */
-export function recordFactOf(
-  e: Pick<Event, "actions">,
-): { kind: "revision"; fact: RecordRevision } | { kind: "entry"; fact: RecordEntryFact } | null {
-  const d = e.actions?.stateDelta;
-  if (d?.recordRevision) return { kind: "revision", fact: d.recordRevision as RecordRevision };
-  if (d?.recordEntry) return { kind: "entry", fact: d.recordEntry as RecordEntryFact };
-  return null;
-}
+export { recordFactOf } from "../../contract/records";
 
 /** A new revision, or why not: a stale `expectedRevision` is a conflict; `coversEntry` must name an entry. */
 export function decideRevision(

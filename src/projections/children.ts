@@ -3,8 +3,9 @@
  * open turn wait for their child, the child's outbox to its parent, and the parent's pending
  * stops of its children. A fold over events, like the rest of the summary. Pure.
  */
-import type { Event } from "../../log";
-import type { CloseReason } from "../../projections/summary";
+
+import type { CloseReason } from "../contract/session";
+import type { Event } from "../log";
 
 /** The tool whose response comes from another session's close, not from its own run. */
 export const SPAWN_TOOL = "spawn_session";
