@@ -4,13 +4,14 @@ import { featuresDue as dueOf } from "../runtime/feature-hooks";
 import type { SqlLike } from "../storage/sql";
 import { children } from "./children";
 import { fork } from "./fork";
+import { mcpServer } from "./mcp-server";
 import { records } from "./records";
 import type { Feature } from "./types";
 import { work } from "./work";
 
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, mcpServer];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {
