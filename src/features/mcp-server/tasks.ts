@@ -4,6 +4,7 @@
  * that opened or joined the turn, and the turn; a task's state is a `TaskState` read from the log.
  * Pure: no I/O.
  */
+import { canonical } from "../../contract/canonical";
 import type { TaskState } from "./task-state";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -44,7 +45,7 @@ function inputRequestsOf(state: Extract<TaskState, { state: "input_required" }>)
         method: "elicitation/create",
         params: {
           mode: "form",
-          message: `Approve the call of ${a.tool} with ${JSON.stringify(a.args)}? Decide with the tool decide_approval (requestId ${a.requestId}).`,
+          message: `Approve the call of ${a.tool} with ${canonical(a.args)}? Decide with the tool decide_approval (requestId ${a.requestId}).`,
           requestedSchema: {
             type: "object",
             properties: {
