@@ -4,9 +4,10 @@
  * fork source at `throughSeq` and at the head, the open turn's suffix re-read on each alarm, a
  * page of runs, of triggers and of a record's entries; and a whole fork of a large session.
  */
-import { type ChildrenPort, deliverChildrenWork } from "../../src/features/children/commands";
+
 import type { ForkSource } from "../../src/features/fork/commands";
 import type { EventDraft, EventStore } from "../../src/log";
+import { type ChildrenPort, deliverChildrenWork } from "../../src/runtime/children";
 import type { SessionRuntime } from "../../src/runtime/session-runtime";
 import type { SessionObject } from "../../src/session";
 import type { Caller } from "../../src/session/ownership";

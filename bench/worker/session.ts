@@ -1,8 +1,8 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
-import type { ChildrenPort } from "../../src/features/children/commands";
 import { type EventDraft, EventStore } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
+import type { ChildrenPort } from "../../src/runtime/children";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { SessionObject } from "../../src/session";
 import { type Caller, ownerHash } from "../../src/session/ownership";

@@ -4,11 +4,11 @@
  * retry. All memory: after a restart the stored alarm stands for them (`adopt`). The due times
  * are gathered here and handed to the pure `nextAlarm`.
  */
-import { outboxDelay } from "../features/children/commands";
-import { oldestQueuedRun } from "../features/work/cache";
+
 import { hasChildrenWork, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import { type AlarmDues, loopDue, outboxDue } from "./alarm";
+import { outboxDelay } from "./children";
 import type { RuntimeFeature } from "./feature";
 import { featuresDue } from "./feature-hooks";
 
@@ -28,7 +28,6 @@ export class AlarmOwner {
     const loop = loopDue(
       {
         turn: !turn ? "none" : blocked ? "blocked" : "runnable",
-        queued: !turn && s !== null && oldestQueuedRun(sql) !== null,
         lease: turn ? this.#lease : null,
         wake: turn && this.#wake?.turnId === turn.turnId ? this.#wake.at : null,
       },
@@ -36,7 +35,7 @@ export class AlarmOwner {
     );
     return {
       loop,
-      trigger: featuresDue(sql, features),
+      trigger: featuresDue(sql, features, s, now),
       outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
     };
   }

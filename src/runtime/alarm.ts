@@ -12,7 +12,7 @@
 export type AlarmDues = {
   /** The run loop: its lease while a slice runs, else when the open turn's next slice is due. */
   loop?: number | null;
-  /** The features' next due time (`Feature.nextDue`): the next trigger firing. */
+  /** The features' next due time (`RuntimeFeature.nextDue`): a trigger firing, a queued run to start. */
   trigger?: number | null;
   /** The children outbox: a child's report or a parent's stops still to be acknowledged. */
   outbox?: number | null;
@@ -34,9 +34,7 @@ export function nextAlarm(dues: AlarmDues, now: number): number | null {
  * to send again, a yield), or `"parked"` when it found nothing to do until a command arrives.
  */
 export type LoopView = {
-  /** No open turn: `queued` says whether a queued run is ready to start. */
   turn: "none" | "runnable" | "blocked";
-  queued?: boolean;
   /** The lease of a slice that is running, or null. */
   lease: number | null;
   wake: number | "parked" | null;
@@ -48,7 +46,7 @@ export type LoopView = {
  * opened or moved it, the object restarted), now unless it waits for a human or a resume.
  */
 export function loopDue(view: LoopView, now: number): number | null {
-  if (view.turn === "none") return view.queued ? now : null;
+  if (view.turn === "none") return null;
   if (view.lease !== null) return view.lease;
   if (view.wake === "parked") return null;
   if (view.wake !== null) return view.wake;

@@ -3,14 +3,9 @@
  * feature), then what the runtime does after it — a turn a command opened or moved is decided,
  * and a parked loop is due again (docs/design.md#where-things-live).
  */
-import {
-  type ChildReport,
-  type ChildSpawn,
-  childCreatedDraft,
-  receiveChildReport,
-  sameSpawn,
-} from "../features/children/commands";
+
 import type { Session } from "../projections";
+import { type ChildReport, type ChildSpawn, childCreatedDraft, receiveChildReport, sameSpawn } from "./children";
 import { appendMessage, decideApproval } from "./commands";
 import type { RuntimeCtx } from "./deps";
 import { ApiError } from "./errors";

@@ -1,12 +1,12 @@
 /** What the driver's modules share: the object's ports and the runtime's own state, behind one interface. */
 import type { ContextInput } from "../context";
-import type { ChildrenPort } from "../features/children/commands";
 import type { Event, EventDraft, EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import type { McpHub } from "../tools/mcp/hub";
 import type { ToolDefinition } from "../tools/types";
+import type { ChildrenPort } from "./children";
 import type { FailpointEnv, FailpointId } from "./failpoints";
 import type { RuntimeFeature } from "./feature";
 import type { RuntimePolicy } from "./retry";

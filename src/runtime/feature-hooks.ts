@@ -55,10 +55,15 @@ export async function beforeTurnDrafts(
 }
 
 /** The earliest time any feature needs the alarm, or null. */
-export function featuresDue(sql: SqlLike, features: readonly RuntimeFeature[]): number | null {
+export function featuresDue(
+  sql: SqlLike,
+  features: readonly RuntimeFeature[],
+  summary: SessionSummary | null = null,
+  now = Date.now(),
+): number | null {
   let due: number | null = null;
   for (const f of features) {
-    const at = f.nextDue?.(sql) ?? null;
+    const at = f.nextDue?.(sql, summary, now) ?? null;
     if (at !== null && (due === null || at < due)) due = at;
   }
   return due;

@@ -6,6 +6,10 @@ import type { BlobMeta, Event, EventDraft, EventStore } from "../log";
 import type { SessionOptions, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage/sql";
 import type { AnyTool } from "../tools/registry";
+import type { SessionRuntime } from "./session-runtime";
+
+/** What a lifecycle hook works with: the runtime (commands, commits, the alarm) and the object's tables. */
+export type FeatureHost = { readonly runtime: SessionRuntime; readonly sql: SqlLike };
 
 /** The ids a hook's drafts carry: the open turn and its run. */
 export type TurnBase = { turnId: string; runId: string };
@@ -57,8 +61,12 @@ export type RuntimeFeature = {
   readonly touches?: (events: Event[]) => boolean;
   /** Brings the feature's tables up to the log's head when the object opens. */
   readonly catchUp?: (sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T) => void;
-  /** When the feature next needs the alarm (epoch ms), or null. */
-  readonly nextDue?: (sql: SqlLike) => number | null;
+  /** When the feature next needs the alarm (epoch ms; `now` or earlier: at once), or null. */
+  readonly nextDue?: (sql: SqlLike, summary: SessionSummary | null, now: number) => number | null;
+  /** When the object wakes, before the loop's slice (fire what is due, start a queued run). Must not throw. */
+  readonly beforeSlice?: (host: FeatureHost) => void;
+  /** After the loop's slice and after a stop: the turn may have closed (start the run queued behind it). */
+  readonly afterTurn?: (host: FeatureHost) => void;
   /**
    * Folds one committed event into the feature's slice of the summary (`summary.features[name]`):
    * typically its own hidden `stateDelta`. Pure; return `slice` itself when nothing changed.

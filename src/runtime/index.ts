@@ -1,17 +1,5 @@
 /** The runtime's public surface: the session runtime, its pure core and the policy it runs under. */
 
-export { applyWorkEvents, catchUpWork, nextTriggerDue } from "../features/work/cache";
-export {
-  createTrigger,
-  deleteTrigger,
-  fireDueTriggers,
-  queuedRunReady,
-  runsOf,
-  startQueuedRun,
-  triggerExists,
-  triggersOf,
-} from "../features/work/commands";
-export { cronProblem, nextDue, type Schedule, TRIGGER_NAME } from "../features/work/schedule";
 export { type AlarmDues, type LoopView, loopDue, nextAlarm, outboxDue } from "./alarm";
 export * from "./close-drafts";
 export { REQUEST_ID } from "./commands";
@@ -42,4 +30,3 @@ export {
   type WaitHead,
   waitHeadOf,
 } from "./wait-drafts";
-export { RUN_ID, turnOfRun } from "./waits";

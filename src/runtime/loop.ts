@@ -3,9 +3,9 @@
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
 
-import { outboxDelay, reattachChildren, stillWaitsForChild } from "../features/children/commands";
 import { projectRunState } from "../projections";
 import { parseToolArgs } from "../tools";
+import { outboxDelay, reattachChildren, stillWaitsForChild } from "./children";
 import { failTurn } from "./commands";
 import type { RuntimeCtx } from "./deps";
 import { closeDraft, interruptedDraft, permissionRequestDraft, recoveryDrafts, rejectedDraft } from "./drafts";

@@ -2,9 +2,10 @@
  * After a slice: the outbox of a session with children (docs/API.md#tools), tried until every
  * report and stop is acknowledged, with the alarm owner's backoff between failed tries.
  */
-import { deliverChildrenWork } from "../features/children/commands";
+
 import { hasChildrenWork } from "../projections";
 import type { AlarmOwner } from "./alarm-owner";
+import { deliverChildrenWork } from "./children";
 import type { RuntimeCtx } from "./deps";
 import { haltedAtFailpoint } from "./failpoints";
 

@@ -3,7 +3,6 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import type { ChildReport, ChildSpawn } from "../features/children/commands";
 import { ForkPrefixCache } from "../features/fork/prefix-cache";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
@@ -19,6 +18,7 @@ import type { ToolDefinition } from "../tools/types";
 import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
+import type { ChildReport, ChildSpawn } from "./children";
 import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
 import * as facade from "./command-facade";
 import { createSession, dismissRecoveryNotice, failTurn, patchSession, stopTurn } from "./commands";
@@ -294,7 +294,25 @@ export class SessionRuntime implements RuntimeCtx {
     return this.#slices.running;
   }
 
-  /** The alarm handler: a slice when the loop is due, then the outbox (`slice-runner.ts`). */
+  /**
+   * The object's alarm: the features' `beforeSlice` (a trigger fires, a queued run starts), the
+   * loop's slice, then `afterTurn` (docs/design.md#plugs).
+   */
+  async wake(): Promise<void> {
+    const host = { runtime: this, sql: this.deps.sql };
+    for (const f of this.features) f.beforeSlice?.(host);
+    await this.alarm();
+    await this.afterTurn();
+  }
+
+  /** After a slice or a stop: the features' `afterTurn` (a run queued behind the turn starts), then the alarm. */
+  async afterTurn(): Promise<void> {
+    const host = { runtime: this, sql: this.deps.sql };
+    for (const f of this.features) f.afterTurn?.(host);
+    await this.arm();
+  }
+
+  /** A slice when the loop is due, then the outbox (`slice-runner.ts`). */
   alarm(): Promise<void> {
     return this.#slices.alarm(this, this.#alarm, {
       decided: () => this.markDecided(),

@@ -1,6 +1,5 @@
 /** One tool step, carried out: T1, run, T2 (docs/design.md §4), or a re-run after recovery with `toolRecovery: rerun`. */
 
-import { spawnChild } from "../features/children/commands";
 import type { CallState } from "../projections";
 import {
   applyFileChanges,
@@ -12,6 +11,7 @@ import {
   utf8ByteLength,
 } from "../tools";
 import type { ToolDefinition, ToolResult } from "../tools/types";
+import { spawnChild } from "./children";
 import type { RuntimeCtx } from "./deps";
 import {
   type Base,

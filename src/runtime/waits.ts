@@ -4,7 +4,6 @@
  * stop) moves the turn again.
  */
 
-import { turnOfRunId } from "../features/work/cache";
 import type { CallState } from "../projections";
 import type { SqlLike } from "../storage";
 import { idempotencyKeyFor, parseToolArgs } from "../tools";
@@ -54,16 +53,4 @@ export function carryOutWait(
   const kind = WAIT_TOOLS[call.name] ?? "wait_for";
   rt.commit([beginWaitDraft(call, base, key, kind, typeof reason === "string" ? reason : undefined)]);
   return true;
-}
-
-/** Run ids as the runtime mints them (UUIDs), with room; anything else names no run. */
-export const RUN_ID = /^[A-Za-z0-9-]{1,100}$/;
-
-/**
- * The turn a run belongs to, or undefined for a run this session never had (404, docs/API.md §7.1),
- * looked up by key in the runs projection (exact and case-sensitive, whatever the id's length).
- */
-export function turnOfRun(sql: SqlLike, runId: string): string | null | undefined {
-  if (!RUN_ID.test(runId)) return undefined;
-  return turnOfRunId(sql, runId);
 }

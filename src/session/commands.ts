@@ -5,11 +5,11 @@
  */
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError } from "../contract";
-import type { ChildSpawn } from "../features/children/commands";
 import { createFork, type ForkSource } from "../features/fork/commands";
 import { type ModelConfig, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import { approvalKnown } from "../runtime";
+import type { ChildSpawn } from "../runtime/children";
 import type { Admitted } from "./admission";
 import { lastModelCallSeq, lastUserMessageSeqs } from "./chat-reads";
 import { ownerHash } from "./ownership";

@@ -1,16 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
-import type { ChildReport, ChildSpawn } from "../features/children/commands";
-import { refuseBarred, stopFromParent } from "../features/children/rpc";
 import { type ForkSource, readForkSource } from "../features/fork/commands";
 import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import { runsOf, triggersOf } from "../features/work/commands";
-import { addTrigger, alarmSlice, removeTrigger, resumeRun, stopTurn } from "../features/work/rpc";
+import { addTrigger, removeTrigger, resumeRun } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
+import type { ChildReport, ChildSpawn } from "../runtime/children";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
 import { type ChatWindow, type ChatWindowQuery, chatWindow } from "./chat-reads";
+import { refuseBarred, stopFromParent } from "./children-rpc";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { type ObjectFeature, type Operation, operationsOf } from "./feature";
@@ -112,7 +112,7 @@ export class SessionObject extends DurableObject<Env> {
   /** One slice of the loop; a failed slice is the runtime's to count and back off. */
   override async alarm(): Promise<void> {
     if (!this.#opened) return;
-    await alarmSlice({ runtime: this.#opened.runtime, sql: this.#sql });
+    await this.#opened.runtime.wake();
     const rearm = async () => this.#opened?.runtime.arm();
     await exportTraces(this.traceExporter(), { sql: this.#sql, sessionId: this.#id, env: this.env, rearm });
   }
@@ -160,7 +160,11 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));
   }
   stop(caller: Caller): Promise<Result<Session>> {
-    return this.#rpc(caller, stopTurn);
+    return this.#rpc(caller, async ({ runtime }) => {
+      const session = runtime.stop();
+      await runtime.afterTurn();
+      return session;
+    });
   }
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));

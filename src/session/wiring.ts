@@ -4,7 +4,6 @@
  * (docs/design.md#where-things-live): these ports only carry out what its `arm` decided.
  */
 
-import { makeChildrenPort } from "../features/children/port";
 import type { Event } from "../log";
 import { EventStore } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
@@ -15,6 +14,7 @@ import type { RuntimeFeature } from "../runtime/feature";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
 import { mcpHubFor } from "../tools/mcp";
+import { makeChildrenPort } from "./children-port";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;

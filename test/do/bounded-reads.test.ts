@@ -6,11 +6,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FEATURES } from "../../src/features";
-import type { ChildReport, ChildrenPort } from "../../src/features/children/commands";
 import { readForkSource } from "../../src/features/fork/commands";
 import { EventStore } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
+import type { ChildReport, ChildrenPort } from "../../src/runtime/children";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { type Step, scriptedProvider } from "./context-harness";
 

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Result } from "../../src/contract";
-import type { ChildrenPort, ChildSpawn } from "../../src/features/children/commands";
 import type { Event } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
+import type { ChildrenPort, ChildSpawn } from "../../src/runtime/children";
 import { recordSliceStart } from "../../src/runtime/state";
 import { scriptedProvider, withSession } from "./context-harness";
 

@@ -1,11 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { validateSummary } from "../../src/context";
-import type { ChildrenPort } from "../../src/features/children/commands";
 import type { Event, EventStore } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider, ModelRequest, NeutralMessage } from "../../src/model/types";
 import type { SessionOptions } from "../../src/projections";
 import type { DeltaFrame, RuntimePolicy, SessionRuntime } from "../../src/runtime";
+import type { ChildrenPort } from "../../src/runtime/children";
 import type { RuntimeFeature } from "../../src/runtime/feature";
 import { applyMigrations } from "../../src/storage";
 import { parseAllowedHosts } from "../../src/tools";

@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { catchUpWork } from "../../src/features/work/cache";
 import { EventStore } from "../../src/log";
-import { catchUpWork } from "../../src/runtime";
 import { applyMigrations } from "../../src/storage";
 import { settledTo } from "./drive";
 import { api, createSession } from "./helpers";

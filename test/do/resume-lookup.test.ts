@@ -4,8 +4,8 @@
  * exact (case-sensitive); an unknown run is 404 before an unreadable body is 400 (docs/API.md §7.1).
  */
 import { describe, expect, it } from "vitest";
+import { turnOfRun } from "../../src/features/work/cache";
 import type { ModelConfig } from "../../src/model/types";
-import { turnOfRun } from "../../src/runtime";
 import { scriptedProvider, withSession } from "./context-harness";
 import { settledTo } from "./drive";
 import { api, createSession, expectError, highWaterOf } from "./helpers";

@@ -4,9 +4,10 @@
  * releases it, a message or a restart does not, a stop ends it. Slices are driven by hand.
  */
 import { describe, expect, it } from "vitest";
+import { turnOfRun } from "../../src/features/work/cache";
 import type { Event } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
-import { type SessionRuntime, turnOfRun } from "../../src/runtime";
+import type { SessionRuntime } from "../../src/runtime";
 import { type Harness, lastResults, type Step, scriptedProvider, withSession } from "./context-harness";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };

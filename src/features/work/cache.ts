@@ -101,6 +101,18 @@ export function oldestQueuedRun(sql: SqlLike): RunRow | null {
  * is found among the takeover events by their kind. `undefined`: not a run of this session;
  * `null`: a run with no turn (queued or skipped).
  */
+/** Run ids as the runtime mints them (UUIDs), with room; anything else names no run. */
+export const RUN_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+/**
+ * The turn a run belongs to, or undefined for a run this session never had (404, docs/API.md §7.1),
+ * looked up by key in the runs projection (exact and case-sensitive, whatever the id's length).
+ */
+export function turnOfRun(sql: SqlLike, runId: string): string | null | undefined {
+  if (!RUN_ID.test(runId)) return undefined;
+  return turnOfRunId(sql, runId);
+}
+
 export function turnOfRunId(sql: SqlLike, runId: string): string | null | undefined {
   const row = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM runs WHERE run_id = ${runId}`[0];
   if (row) return row.turn_id;

@@ -5,9 +5,9 @@
  */
 import { ApiError } from "../../contract";
 import type { SessionRuntime } from "../../runtime/session-runtime";
-import { turnOfRun } from "../../runtime/waits";
 import type { SqlLike } from "../../storage/sql";
-import { createTrigger, deleteTrigger, fireDueTriggers, startQueuedRun, triggerExists } from "./commands";
+import { turnOfRun } from "./cache";
+import { createTrigger, deleteTrigger, fireDueTriggers, triggerExists } from "./commands";
 
 type Work = { runtime: SessionRuntime; sql: SqlLike };
 type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
@@ -45,25 +45,4 @@ export function fireTriggers({ runtime, sql }: Work): void {
   } catch (err) {
     console.error("highwater: firing triggers failed", err);
   }
-}
-
-/** With no turn open, a run queued behind the last one starts, in a fresh slice. */
-export async function afterTurn({ runtime, sql }: Work): Promise<void> {
-  startQueuedRun(runtime, sql);
-  await runtime.arm();
-}
-
-/** Stop, then a run queued behind the stopped turn may start. */
-export async function stopTurn(work: Work) {
-  const session = work.runtime.stop();
-  await afterTurn(work);
-  return session;
-}
-
-/** One alarm: what is due fires, a queued run starts, the loop takes its slice, and the next run may start. */
-export async function alarmSlice(work: Work): Promise<void> {
-  fireTriggers(work);
-  startQueuedRun(work.runtime, work.sql);
-  await work.runtime.alarm();
-  await afterTurn(work);
 }

@@ -31,7 +31,6 @@ describe("loopDue: when the run loop next needs a slice", () => {
   const base: LoopView = { turn: "runnable", lease: null, wake: null };
   it.each<[string, LoopView, number | null]>([
     ["no turn, nothing queued", { ...base, turn: "none" }, null],
-    ["no turn, a queued run ready to start", { ...base, turn: "none", queued: true }, NOW],
     ["a runnable turn nobody has looked at (a message, a restart)", base, NOW],
     ["a slice running holds its lease", { ...base, lease: NOW + 3_000 }, NOW + 3_000],
     ["a slice running a poisoned head holds the longer lease", { ...base, lease: NOW + 16_000 }, NOW + 16_000],

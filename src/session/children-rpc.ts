@@ -2,12 +2,11 @@
  * The child's side of the calls between objects (docs/API.md#sub-sessions): a create the parent
  * already stopped is refused, and the parent's stop of a child not created yet bars its create.
  */
-import { ApiError } from "../../contract";
-import type { Session } from "../../projections";
-import type { SessionRuntime } from "../../runtime/session-runtime";
-import type { SqlLike } from "../../storage/sql";
-import { afterTurn } from "../work/rpc";
-import { barSpawn, spawnBarred } from "./port";
+import { ApiError } from "../contract";
+import type { Session } from "../projections";
+import type { SessionRuntime } from "../runtime/session-runtime";
+import type { SqlLike } from "../storage/sql";
+import { barSpawn, spawnBarred } from "./children-port";
 
 type SpawnKey = { parentId: string; callId: string };
 
@@ -37,6 +36,6 @@ export async function stopFromParent(
   if (by?.sessionId !== spawn.parentId || by.callId !== spawn.callId)
     throw new ApiError("not_found", "session not found");
   runtime.stop();
-  await afterTurn({ runtime, sql });
+  await runtime.afterTurn();
   return runtime.session();
 }

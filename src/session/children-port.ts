@@ -1,7 +1,7 @@
-import type { Result } from "../../contract";
-import { sessionNamespace } from "../../session/namespace";
-import type { SessionObject } from "../../session/session-object";
-import type { ChildrenPort } from "./commands";
+import type { Result } from "../contract";
+import type { ChildrenPort } from "../runtime/children";
+import { sessionNamespace } from "./namespace";
+import type { SessionObject } from "./session-object";
 
 /** A child's name: derived from the parent and the callId, so a re-dispatch finds the same child. */
 export function childName(parentId: string, callId: string): string {

@@ -3,9 +3,9 @@
  * re-attach a child, take a child's report exactly once per callId, deliver a child's report and
  * a parent's stops until acknowledged (an outbox kept in the log). Every decision reads the log.
  */
-import type { Result } from "../../contract";
-import type { EventDraft } from "../../log";
-import type { ModelConfig } from "../../model/types";
+import type { Result } from "../contract";
+import type { EventDraft } from "../log";
+import type { ModelConfig } from "../model/types";
 import {
   type CallState,
   type ChildrenState,
@@ -19,12 +19,12 @@ import {
   type SessionOptions,
   SPAWN_TOOL,
   type SpawnedBy,
-} from "../../projections";
-import type { RuntimeCtx } from "../../runtime/deps";
-import { type Base, responseDraft } from "../../runtime/drafts";
-import { ApiError } from "../../runtime/errors";
-import { getTool, parseToolArgs } from "../../tools";
-import type { ToolResult } from "../../tools/types";
+} from "../projections";
+import { getTool, parseToolArgs } from "../tools";
+import type { ToolResult } from "../tools/types";
+import type { RuntimeCtx } from "./deps";
+import { type Base, responseDraft } from "./drafts";
+import { ApiError } from "./errors";
 
 /** What a parent sends to create its child (idempotent: keyed by the parent and callId). */
 export type ChildSpawn = {
