@@ -49,7 +49,11 @@ describe("a session as an MCP server", () => {
   }
 
   /** One 2026-07-28 request declaring the Tasks extension, as the SDK client would send it. */
-  async function rpc(method: string, params: Record<string, unknown>, opts: { token?: string; meta?: object } = {}) {
+  async function rpc(
+    method: string,
+    params: Record<string, unknown>,
+    opts: { token?: string; meta?: object; withoutTasks?: boolean } = {},
+  ) {
     const res = await fetch(`${worker.url}/mcp`, {
       method: "POST",
       headers: {
@@ -70,7 +74,7 @@ describe("a session as an MCP server", () => {
           _meta: {
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientInfo": { name: "e2e", version: "1.0.0" },
-            "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+            "io.modelcontextprotocol/clientCapabilities": opts.withoutTasks ? {} : { extensions: { [TASKS]: {} } },
             ...opts.meta,
           },
         },
@@ -249,6 +253,10 @@ describe("a session as an MCP server", () => {
     expect([-32600, -32700]).toContain(((await notRpc.json()) as Any).error.code);
     const badTask = await rpc("tasks/get", { taskId: "nope" });
     expect(badTask.error?.code).toBe(-32602);
+    const undeclared = await rpc("tasks/get", { taskId: task.taskId }, { withoutTasks: true });
+    expect(undeclared.error?.code).toBe(-32021);
+    const update = await rpc("tasks/update", { taskId: task.taskId, inputResponses: {} });
+    expect(update.error?.code).toBe(-32601);
     const badArgs = await rpc("tools/call", { name: "send_message", arguments: { sessionId, text: 5 } });
     expect(JSON.stringify(badArgs)).toMatch(/isError|-32602/);
     expect((await api.getSession(sessionId)).highWater).toBe(before);

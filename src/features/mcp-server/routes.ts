@@ -4,7 +4,6 @@
  * body limit as `/v1`. An `Origin` that is neither the Worker's own nor in `ALLOWED_ORIGINS` is
  * refused as the SDK refuses one (403, JSON-RPC error -32000), before any JSON-RPC is read.
  */
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import { ApiError, unwrap } from "../../contract";
 import { auth } from "../../http/auth";
 import { bodyLimitEdge } from "../../http/body";
@@ -15,7 +14,7 @@ import { PostMessage, parseInput } from "../../http/schemas";
 import { createSession, listSessions } from "../../http/sessions";
 import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 import type { Session } from "../../projections";
-import { buildServer, type Port } from "./server";
+import type { Port } from "./server";
 import type { TaskState } from "./task-state";
 import type { TaskRef } from "./tasks";
 
@@ -96,6 +95,11 @@ export function mcpRoutes(app: EdgeApp): void {
     const origin = c.req.header("origin");
     if (origin !== undefined && !isAllowedOrigin(c, origin))
       return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `Invalid Origin: ${origin}` }, id: null }, 403);
+    // The SDK is loaded by the first /mcp request, not by the Worker's start (nor by every other route's).
+    const [{ createMcpHandler }, { buildServer }] = await Promise.all([
+      import("@modelcontextprotocol/server"),
+      import("./server"),
+    ]);
     const handler = createMcpHandler(() => buildServer(portOf(c)), { responseMode: "json" });
     try {
       return await handler.fetch(c.req.raw);
