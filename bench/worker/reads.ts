@@ -48,7 +48,7 @@ export async function seedWork(h: ReadHost, kind: "triggers" | "records", n: num
       );
     else
       unwrap(
-        (await h.session.appendRecordEntry(h.caller, {
+        (await h.session.call(h.caller, "records", "append", {
           topic: "notes",
           text: `note ${i} `.repeat(20),
         })) as Result<unknown>,
@@ -63,7 +63,7 @@ export async function readPage(h: ReadHost, kind: "runs" | "triggers" | "records
     if (kind === "runs") return unwrap(await h.session.listRuns(h.caller, { before: null, limit })).runs.length;
     if (kind === "triggers")
       return unwrap(await h.session.listTriggers(h.caller, { after: null, limit })).triggers.length;
-    return unwrap(await h.session.record(h.caller, "notes", { limit })).uncovered.length;
+    return (unwrap(await recordPage(h, limit)) as { uncovered: unknown[] }).uncovered.length;
   });
   // The reply's size, read again uncounted.
   const reply =
@@ -71,8 +71,13 @@ export async function readPage(h: ReadHost, kind: "runs" | "triggers" | "records
       ? await h.session.listRuns(h.caller, { before: null, limit })
       : kind === "triggers"
         ? await h.session.listTriggers(h.caller, { after: null, limit })
-        : await h.session.record(h.caller, "notes", { limit });
+        : await recordPage(h, limit);
   return { rows: c.rows, replyBytes: JSON.stringify(reply).length, items: c.value };
+}
+
+/** A page of the `notes` record, through the records feature's operation. */
+function recordPage(h: ReadHost, limit: number) {
+  return h.session.call(h.caller, "records", "read", { topic: "notes", page: { limit } });
 }
 
 /** The fork source at `throughSeq` (≤ 0: the head), counted; its reply's size and archive. */

@@ -1,7 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
 import { type ForkSource, readForkSource } from "../features/fork/commands";
-import { appendRecordEntry, getRecord, getRecords, putRecord } from "../features/records/commands";
 import { runsOf, triggersOf } from "../features/work/commands";
 import { addTrigger, removeTrigger, resumeRun } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
@@ -251,21 +250,6 @@ export class SessionObject extends DurableObject<Env> {
   }
   listRuns(caller: Caller, page: { before: number | null; limit: number }) {
     return this.#rpc(caller, ({ runtime, sql }) => runsOf(runtime, sql, page));
-  }
-
-  // ---- work records ----------------------------------------------------------------------
-
-  records(caller: Caller) {
-    return this.#rpc(caller, ({ runtime }) => getRecords(runtime));
-  }
-  record(caller: Caller, topic: string, page: { after?: number; limit?: number } = {}) {
-    return this.#rpc(caller, ({ runtime }) => getRecord(runtime, topic, page));
-  }
-  putRecord(caller: Caller, input: { topic: string; content: string; expectedRevision: number; coversEntry?: number }) {
-    return this.#rpc(caller, ({ runtime }) => putRecord(runtime, input.topic, input));
-  }
-  appendRecordEntry(caller: Caller, input: { topic: string; text: string; refs?: number[] }) {
-    return this.#rpc(caller, ({ runtime }) => appendRecordEntry(runtime, input.topic, input));
   }
 
   // ---- fork (docs/API.md#fork) -----------------------------------------------------------

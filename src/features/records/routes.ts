@@ -38,19 +38,19 @@ const RecordQuery = z.strictObject({
 /** Work records (docs/API.md §6, §7.33): topics, their revisions and entries. */
 export function recordRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/records", {
-    GET: async (c) => c.json(unwrap(await c.get("session").records(callerOf(c)))),
+    GET: async (c) => c.json(unwrap(await c.get("session").call(callerOf(c), "records", "list", {}))),
   });
 
   resource(app, "/v1/sessions/:id/records/:topic", {
     GET: async (c) => {
       const q = parseInput(RecordQuery, c.req.query(), "query");
       const page = { ...(q.after !== undefined ? { after: q.after } : {}), ...(q.limit ? { limit: q.limit } : {}) };
-      return c.json(unwrap(await c.get("session").record(callerOf(c), topicOf(c), page)));
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "records", "read", { topic: topicOf(c), page })));
     },
     PUT: async (c) => {
       const topic = topicOf(c);
       const body = parseInput(PutRecord, await readJson(c, undefined));
-      return c.json(unwrap(await c.get("session").putRecord(callerOf(c), { topic, ...body })));
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "records", "put", { topic, ...body })));
     },
   });
 
@@ -63,7 +63,7 @@ export function recordRoutes(app: EdgeApp): void {
       if (typeof text === "string" && utf8Bytes(text) > MAX_TEXT_BYTES)
         throw new ApiError("payload_too_large", `text over ${MAX_TEXT_BYTES} bytes`);
       const body = parseInput(PostRecordEntry, raw);
-      return c.json(unwrap(await c.get("session").appendRecordEntry(callerOf(c), { topic, ...body })), 201);
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "records", "append", { topic, ...body })), 201);
     },
   });
 }
