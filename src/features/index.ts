@@ -4,6 +4,7 @@ import { featuresDue as dueOf } from "../runtime/feature-hooks";
 import type { SqlLike } from "../storage/sql";
 import { children } from "./children";
 import { fork } from "./fork";
+import { mcpServer } from "./mcp-server";
 import { memory } from "./memory";
 import { records } from "./records";
 import { skills } from "./skills";
@@ -13,7 +14,7 @@ import { work } from "./work";
 export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./skills";
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills, mcpServer];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {

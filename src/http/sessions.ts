@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError, type Result, unwrap } from "../contract";
 import {
@@ -15,7 +16,7 @@ import { adoptingStub } from "./legacy-owner";
 import { resource } from "./routing";
 import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
 import { checkToolNames } from "./tools";
-import { callerOf, directoryIdOf, directoryOf, type EdgeApp } from "./types";
+import { callerOf, directoryIdOf, directoryOf, type EdgeApp, type EdgeContext } from "./types";
 
 /** A session may choose only a configured provider (docs/API.md §1): else 400. */
 function requireConfigured(env: Env, provider: ProviderName | undefined): void {
@@ -29,6 +30,59 @@ function requireThreshold(model: ModelConfig): void {
     throw new ApiError("bad_request", `model: threshold ${threshold} is below ${MIN_THRESHOLD} tokens`);
 }
 
+type CreateOptions = z.infer<typeof SessionOptions>;
+
+/**
+ * `POST /v1/sessions` for the caller (also the MCP server's `start_session`): checked, registered
+ * in the caller's directory, then written. `id` is the id to create under (default: a new one).
+ */
+export async function createSession(c: EdgeContext, opts: CreateOptions, id?: DurableObjectId): Promise<Session> {
+  await checkToolNames(c.env, opts);
+  requireConfigured(c.env, opts.model?.provider);
+  const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
+  requireThreshold(model);
+  const minted = mintSessionId(c.env, opts.jurisdiction);
+  const namespace = minted.namespace;
+  const sessionId = id ?? minted.id;
+  // docs/API.md §7.24: with a jurisdiction a hint is recorded but not used.
+  const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
+  const stub = namespace.get(sessionId, hint);
+  const directory = directoryOf(c.env, c.get("principal"));
+  return createRegistered<Session>({
+    register: () => directory.add(sessionId.toString(), null, new Date().toISOString()),
+    create: () =>
+      stub.create(callerOf(c), {
+        options: opts,
+        model,
+        parentId: null,
+        directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
+      }),
+    unregister: () => directory.remove(sessionId.toString()),
+  });
+}
+
+/** `GET /v1/sessions` for the caller (also the MCP server's `list_sessions`): newest first. */
+export async function listSessions(c: EdgeContext, limit: number, before: string | undefined) {
+  const page = await directoryOf(c.env, c.get("principal")).list(limit, before);
+  // The listing itself was counted by the directory; reading each row is not another request.
+  const caller = { principal: c.get("principal") };
+  const sessions = await Promise.all(
+    page.ids.map(async (id) => {
+      // Listed by the caller's own directory: a session from before owners were in seq 1 is adopted.
+      const stub = adoptingStub(
+        c.env,
+        c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)),
+        id,
+        () => caller.principal,
+        true,
+      );
+      const r = (await stub.getSession(caller)) as Result<Session>;
+      return r.ok ? r.value : null;
+    }),
+  );
+  return { sessions: sessions.filter((s): s is Session => s !== null), ...(page.next ? { next: page.next } : {}) };
+}
+
 /** Sessions as a collection and one session's own record; the configured providers. */
 export function sessionRoutes(app: EdgeApp): void {
   resource(app, "/v1/providers", {
@@ -36,53 +90,10 @@ export function sessionRoutes(app: EdgeApp): void {
   });
 
   resource(app, "/v1/sessions", {
-    POST: async (c) => {
-      const opts = parseInput(SessionOptions, await readJson(c, {}));
-      await checkToolNames(c.env, opts);
-      requireConfigured(c.env, opts.model?.provider);
-      const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
-      requireThreshold(model);
-      const { namespace, id } = mintSessionId(c.env, opts.jurisdiction);
-      // docs/API.md §7.24: with a jurisdiction a hint is recorded but not used.
-      const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
-      const stub = namespace.get(id, hint);
-      const directory = directoryOf(c.env, c.get("principal"));
-      const session = await createRegistered<Session>({
-        register: () => directory.add(id.toString(), null, new Date().toISOString()),
-        create: () =>
-          stub.create(callerOf(c), {
-            options: opts,
-            model,
-            parentId: null,
-            directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
-          }),
-        unregister: () => directory.remove(id.toString()),
-      });
-      return c.json(session, 201);
-    },
+    POST: async (c) => c.json(await createSession(c, parseInput(SessionOptions, await readJson(c, {}))), 201),
     GET: async (c) => {
       const q = parseInput(ListQuery, c.req.query(), "query");
-      const page = await directoryOf(c.env, c.get("principal")).list(q.limit ?? 50, q.before);
-      // The listing itself was counted by the directory; reading each row is not another request.
-      const caller = { principal: c.get("principal") };
-      const sessions = await Promise.all(
-        page.ids.map(async (id) => {
-          // Listed by the caller's own directory: a session from before owners were in seq 1 is adopted.
-          const stub = adoptingStub(
-            c.env,
-            c.env.SESSIONS.get(c.env.SESSIONS.idFromString(id)),
-            id,
-            () => caller.principal,
-            true,
-          );
-          const r = (await stub.getSession(caller)) as Result<Session>;
-          return r.ok ? r.value : null;
-        }),
-      );
-      return c.json({
-        sessions: sessions.filter((s): s is Session => s !== null),
-        ...(page.next ? { next: page.next } : {}),
-      });
+      return c.json(await listSessions(c, q.limit ?? 50, q.before));
     },
   });
 
