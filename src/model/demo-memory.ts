@@ -7,7 +7,8 @@ import type { ToolResultPart } from "./types";
 
 export type MemoryCall = { name: "remember" | "recall"; args: Record<string, unknown>; preamble: string };
 
-const REMEMBER = /^(always\s+)?remember(?:\s+that)?[\s:,]+([\s\S]+)$/i;
+// "remember that …", "remember: …" or "always remember …": a plain "remember the milk" stays a task.
+const REMEMBER = /^(?:(always)\s+remember(?:\s+that)?[\s:,]+|remember(?:\s+that\s+|\s*:\s*))([\s\S]+)$/i;
 const RECALL = /what\s+do\s+you\s+remember(?:\s+about\s+([\s\S]+?))?\s*\??\s*$/i;
 
 /** The memory call a user's message asks for, if the session has that tool. */

@@ -53,5 +53,7 @@ describe("the demo model and memory", () => {
     expect(answer).toMatchObject({ kind: "answer" });
     expect(answer.kind === "answer" && answer.text).toContain("- [finance] FY starts in April");
     expect(planDemoStep(request("remember the milk", [spec("write_file")]))).toMatchObject({ name: "write_file" });
+    // A task that merely starts with "remember" is a task, even with the memory tools there.
+    expect(planDemoStep(request("remember the milk", ALL))).toMatchObject({ name: "write_file" });
   });
 });
