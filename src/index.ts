@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
-import { DirectoryObject, SessionObject } from "./session";
+import { DirectoryObject, SessionObject, TokenObject } from "./session";
 import { type AnyTool, buildStaticTools, installStaticTools } from "./tools";
 
 export type { ToolEffect } from "./log";
@@ -22,6 +22,8 @@ export type Highwater = {
   default: ExportedHandler<Env>;
   SessionObject: typeof SessionObject;
   DirectoryObject: typeof DirectoryObject;
+  /** The MCP OAuth token store: bind it as `TOKENS` to use MCP servers behind OAuth. */
+  TokenObject: typeof TokenObject;
 };
 
 /**
@@ -47,6 +49,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     default: { fetch: (request, env, ctx) => app.fetch(request, env, ctx) },
     SessionObject: HighwaterSessionObject,
     DirectoryObject,
+    TokenObject,
   };
 }
 

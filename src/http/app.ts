@@ -4,6 +4,7 @@ import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { CHAT_BODY_LIMIT, chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
+import { oauthCallbackRoute, oauthRoutes } from "./oauth";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
@@ -24,6 +25,7 @@ export function createApp() {
   const app = new Hono<EdgeEnv>();
 
   app.get("/healthz", (c) => c.json({ ok: true }));
+  oauthCallbackRoute(app);
 
   app.use("/v1/*", corsEdge(), auth(), originGuard(), rateLimit(), bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT }));
   app.use("/v1/sessions/:id", sessionLookup());
@@ -36,6 +38,7 @@ export function createApp() {
   resumeRoutes(app);
   for (const feature of FEATURES) feature.routes?.(app);
   toolRoutes(app);
+  oauthRoutes(app);
   chatRoutes(app);
 
   app.notFound(answerNotFound);

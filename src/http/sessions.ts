@@ -38,7 +38,7 @@ export function sessionRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions", {
     POST: async (c) => {
       const opts = parseInput(SessionOptions, await readJson(c, {}));
-      await checkToolNames(c.env, opts);
+      await checkToolNames(c.env, c.get("principal"), opts);
       requireConfigured(c.env, opts.model?.provider);
       const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
       requireThreshold(model);

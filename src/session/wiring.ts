@@ -15,6 +15,7 @@ import { failpoint, failpointArmed } from "../runtime/failpoints";
 import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
 import { mcpHubFor } from "../tools/mcp";
+import { tokenSourceOf } from "./token-store";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -69,7 +70,10 @@ export function openSession(ctx: DurableObjectState, env: Env, hooks: Hooks, tra
     onCommit: hooks.onCommit,
     onDelta: (frame) => hooks.onDelta(JSON.stringify({ type: "delta", ...frame })),
     children,
-    mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
+    mcp: mcpHubFor(env, {
+      fetch: mcpFetch(env),
+      tokens: tokenSourceOf(env, hooks.principal, (i, init) => fetch(i, init)),
+    }),
   });
   return { runtime, store };
 }

@@ -168,6 +168,8 @@ export function secretNamesInUse(env: object): string[] {
     try {
       const servers = JSON.parse(mcp) as unknown;
       for (const server of Array.isArray(servers) ? servers : []) {
+        const clientSecret = (server as { auth?: { clientSecret?: unknown } } | null)?.auth?.clientSecret;
+        if (typeof clientSecret === "string") for (const name of secretRefsIn(clientSecret)) names.add(name);
         const headers = (server as { headers?: unknown } | null)?.headers;
         if (headers === null || typeof headers !== "object") continue;
         for (const v of Object.values(headers as Record<string, unknown>))
