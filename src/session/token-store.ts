@@ -28,11 +28,19 @@ export function tokenSourceOf(env: Env, principal: () => string | null, fetchFn:
   const vars = env as unknown as Record<string, unknown>;
   const secret = (name: string) => (typeof vars[name] === "string" ? (vars[name] as string) : undefined);
   const deps = () => ({ fetch: fetchFn, secret, store: tokenStoreOf(env), now: Date.now });
+  // One lookup (and refresh) at a time per server: the SDK sends requests side by side, and a
+  // refresh token used twice is refused by servers that rotate them.
+  const inFlight = new Map<string, Promise<string>>();
   return {
-    token: (server: McpServerConfig) => {
+    token: async (server: McpServerConfig) => {
       const who = principal();
       if (!who && server.auth?.grant !== "client_credentials") throw new NeedsAuthorization(server.name);
-      return accessToken(server, who ?? DEPLOYMENT_OWNER, deps());
+      let pending = inFlight.get(server.name);
+      if (!pending) {
+        pending = accessToken(server, who ?? DEPLOYMENT_OWNER, deps()).finally(() => inFlight.delete(server.name));
+        inFlight.set(server.name, pending);
+      }
+      return pending;
     },
     refused: (server: McpServerConfig) => forgetGrant(server, principal() ?? DEPLOYMENT_OWNER, deps()),
   };

@@ -166,8 +166,9 @@ describe("MCP servers behind OAuth", () => {
   }, 120_000);
 
   it("a token about to expire is refreshed before use; a revoked grant is needs_authorization and the turn goes on", async () => {
-    oauth.expiresIn = 30; // within the minute's margin: refreshed at its next use
+    oauth.expiresIn = 2; // refreshed after half its life
     await connect(A);
+    await new Promise((r) => setTimeout(r, 1500));
     const before = oauth.counts.refresh;
     const r = await callOnce(a, "docs__whoami");
     expect(r.response).toMatchObject({ status: "ok", response: "you are user-2" });

@@ -37,6 +37,8 @@ export type StoredGrant = {
   tokens: OAuthTokens;
   /** ms since the epoch, or null when the server said nothing. */
   expiresAt: number | null;
+  /** When it is refreshed before use (ms since the epoch). */
+  refreshAt?: number;
   client: OAuthClientInformationMixed;
   issuer: string;
   metadata: AuthorizationServerMetadata | null;
@@ -218,10 +220,16 @@ export async function finishAuthorization(
   }
 }
 
-function grantOf(tokens: OAuthTokens, from: Omit<StoredGrant, "tokens" | "expiresAt">, now: number): StoredGrant {
+function grantOf(
+  tokens: OAuthTokens,
+  from: Omit<StoredGrant, "tokens" | "expiresAt" | "refreshAt">,
+  now: number,
+): StoredGrant {
+  const life = tokens.expires_in !== undefined ? tokens.expires_in * 1000 : null;
   return {
     tokens,
-    expiresAt: tokens.expires_in !== undefined ? now + tokens.expires_in * 1000 : null,
+    expiresAt: life !== null ? now + life : null,
+    ...(life !== null ? { refreshAt: now + Math.max(life - REFRESH_MARGIN_MS, life / 2) } : {}),
     client: from.client,
     issuer: from.issuer,
     metadata: from.metadata,
@@ -244,8 +252,7 @@ export async function accessToken(server: McpServerConfig, owner: string, deps: 
   const auth = server.auth!;
   const who = auth.grant === "client_credentials" ? DEPLOYMENT_OWNER : owner;
   const grant = await deps.store.get(who, server.name);
-  const fresh = (g: StoredGrant) => g.expiresAt === null || g.expiresAt - REFRESH_MARGIN_MS > deps.now();
-  if (grant && fresh(grant)) return grant.tokens.access_token;
+  if (grant && fresh(grant, deps.now())) return grant.tokens.access_token;
   try {
     let next: StoredGrant;
     if (auth.grant === "client_credentials") {
@@ -265,11 +272,24 @@ export async function accessToken(server: McpServerConfig, owner: string, deps: 
     await deps.store.put(who, server.name, next);
     return next.tokens.access_token;
   } catch (err) {
-    if (grant) await deps.store.delete(who, server.name);
+    // Another holder (the edge, another session) may have refreshed first with the same refresh
+    // token: its grant is used. Only the grant this attempt failed with is removed.
+    const now = grant ? await deps.store.get(who, server.name) : null;
+    if (now && now.tokens.access_token !== grant?.tokens.access_token && fresh(now, deps.now()))
+      return now.tokens.access_token;
+    if (now && now.tokens.access_token === grant?.tokens.access_token) await deps.store.delete(who, server.name);
     if (!(err instanceof NeedsAuthorization))
       console.warn(`highwater: MCP server ${server.name}: token refresh failed (${errorName(err)})`);
     throw new NeedsAuthorization(server.name);
   }
+}
+
+/**
+ * Whether a grant's token is used as it is: until a minute before it expires, or, for a token
+ * that lives less than two minutes, until half its life.
+ */
+function fresh(g: StoredGrant, now: number): boolean {
+  return g.expiresAt === null || now < (g.refreshAt ?? g.expiresAt - REFRESH_MARGIN_MS);
 }
 
 /** Drops a grant the server refused (401): the next use asks for authorization again. */
