@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeOAuth, startFakeOAuth } from "../fakes/oauth-server";
 import { type Api, createApi, type Event } from "./harness/api";
 import { type FakeOpenAI, scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
-import { makePersistDir, startWrangler, type Wrangler } from "./harness/wrangler";
+import { makePersistDir, restartWrangler, startWrangler, type Wrangler } from "./harness/wrangler";
 
 const A = "oauth-token-a";
 const B = "oauth-token-b";
@@ -163,6 +163,16 @@ describe("MCP servers behind OAuth", () => {
 
     const disk = diskText(persistTo);
     for (const t of oauth.issued) expect(disk.includes(t), "a token in plaintext on disk").toBe(false);
+  }, 120_000);
+
+  it("the grant survives kill -9 and a restart: a new session of its principal calls the tool", async () => {
+    worker = await restartWrangler(worker);
+    a = createApi(worker.url, A);
+    b = createApi(worker.url, B);
+    const r = await callOnce(a, "docs__whoami");
+    expect(r.response).toMatchObject({ status: "ok", response: "you are user-1" });
+    const rb = await callOnce(b, "docs__whoami");
+    expect(rb.response).toMatchObject({ status: "error", response: { code: "tool_unavailable" } });
   }, 120_000);
 
   it("a token about to expire is refreshed before use; a revoked grant is needs_authorization and the turn goes on", async () => {

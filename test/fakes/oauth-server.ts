@@ -174,7 +174,11 @@ export async function startFakeOAuth(opts: { clientId: string; clientSecret: str
       );
     }
     if (req.method !== "POST") return void res.writeHead(405).end();
-    const msg = JSON.parse(await body(req)) as { id?: number; method: string; params?: any };
+    const msg = JSON.parse(await body(req)) as {
+      id?: number;
+      method: string;
+      params: { protocolVersion?: string; name?: string };
+    };
     if (msg.id === undefined) return void res.writeHead(202).end();
     const reply = (result: unknown) => json(res, 200, { jsonrpc: "2.0", id: msg.id, result });
     if (msg.method === "initialize")
@@ -195,7 +199,7 @@ export async function startFakeOAuth(opts: { clientId: string; clientSecret: str
         ],
       });
     if (msg.method === "tools/call") {
-      state.calls.push({ tool: msg.params.name, sub: token.sub });
+      state.calls.push({ tool: msg.params.name ?? "", sub: token.sub });
       return reply({ content: [{ type: "text", text: `you are ${token.sub}` }] });
     }
     json(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "no such method" } });
