@@ -77,3 +77,54 @@ describe("a hub with an OAuth server", () => {
     expect(refused).toBe(1);
   });
 });
+
+describe("finishing an authorization", () => {
+  it("an expired state (past 10 minutes) is refused, used up, and nothing is fetched or stored", async () => {
+    const { finishAuthorization, AUTHORIZE_TTL_MS } = await import("../../../../src/tools/mcp/oauth");
+    const cfg = parseMcpServers(
+      JSON.stringify([{ name: "docs", url: "https://mcp.example.com/mcp", auth: { type: "oauth" } }]),
+    );
+    if (!cfg.ok) throw new Error(cfg.message);
+    const pending = new Map<string, unknown>();
+    const grants: unknown[] = [];
+    let fetched = 0;
+    const clock = { now: 1_000_000 };
+    const store = {
+      get: async () => null,
+      put: async (...a: unknown[]) => void grants.push(a),
+      delete: async () => {},
+      putPending: async (s: string, p: unknown) => void pending.set(s, p),
+      takePending: async (s: string) => {
+        const p = pending.get(s) ?? null;
+        pending.delete(s);
+        return p as never;
+      },
+    };
+    await store.putPending("st", {
+      server: "docs",
+      principal: "p",
+      verifier: "v",
+      redirectUri: "https://hw.example/v1/oauth/callback",
+      client: { client_id: "c" },
+      issuer: "https://as.example.com",
+      metadata: null,
+      resource: "https://mcp.example.com/mcp",
+      expiresAt: clock.now + AUTHORIZE_TTL_MS,
+    });
+    clock.now += AUTHORIZE_TTL_MS;
+    const deps = {
+      fetch: (async () => {
+        fetched++;
+        return new Response("{}");
+      }) as typeof fetch,
+      secret: () => undefined,
+      store,
+      now: () => clock.now,
+    };
+    const r = await finishAuthorization(cfg.servers, "st", "code", deps);
+    expect(r).toEqual({ ok: false, reason: expect.stringMatching(/expired/) });
+    expect(pending.size).toBe(0);
+    expect(fetched).toBe(0);
+    expect(grants).toEqual([]);
+  });
+});
