@@ -14,7 +14,7 @@ import {
 import { MemoryObject, SkillsObject } from "./features/objects";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
-import { DirectoryObject, SessionObject } from "./session";
+import { DirectoryObject, SessionObject, TokenObject } from "./session";
 import { type AnyTool, buildStaticTools, installStaticTools } from "./tools";
 
 export type { DeploymentSkill, Feature } from "./features";
@@ -43,6 +43,8 @@ export type Highwater = {
   MemoryObject: typeof MemoryObject;
   /** docs/API.md#skills: one per principal. */
   SkillsObject: typeof SkillsObject;
+  /** The MCP OAuth token store: bind it as `TOKENS` to use MCP servers behind OAuth. */
+  TokenObject: typeof TokenObject;
 };
 
 /**
@@ -77,6 +79,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     DirectoryObject,
     MemoryObject,
     SkillsObject,
+    TokenObject,
   };
 }
 

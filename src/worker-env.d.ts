@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     MEMORY: DurableObjectNamespace<import("./features/memory/object").MemoryObject>;
     /** Each principal's own skills (docs/API.md#skills); absent: only the deployment's. */
     SKILLS?: DurableObjectNamespace<import("./features/skills/object").SkillsObject>;
+    /** The MCP OAuth token store (docs/API.md#mcp-servers-behind-oauth); needed only with an OAuth server. */
+    TOKENS?: DurableObjectNamespace<import("./session/token-object").TokenObject>;
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;
@@ -22,6 +24,8 @@ declare namespace Cloudflare {
     HTTP_TOOL_ALLOWED_HOSTS?: string;
     /** JSON array of MCP servers (docs/API.md#mcp-servers). */
     MCP_SERVERS?: string;
+    /** The secret MCP OAuth tokens are encrypted with at rest (docs/API.md#mcp-servers-behind-oauth). */
+    TOKEN_ENCRYPTION_KEY?: string;
     /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */
     HTTP_TOOL_SECRETS?: string;
     OFFLOAD_THRESHOLD_BYTES?: string;

@@ -12,8 +12,14 @@ export type ToolInfo = {
   inputSchema: Record<string, unknown>;
 };
 
-/** `GET /v1/tools`: what a new session gets now, and the MCP servers that could not be listed. */
-export type ToolList = { tools: ToolInfo[]; unavailable: string[] };
+/**
+ * `GET /v1/tools`: what a new session gets now, and the MCP servers that could not be listed, each
+ * with why (docs/API.md#tools).
+ */
+export type ToolList = {
+  tools: ToolInfo[];
+  unavailable: { server: string; reason: "needs_authorization" | "unreachable" }[];
+};
 
 /** One entry of a recorded toolset. */
 export type ToolsetEntry = {

@@ -5,6 +5,7 @@ import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { CHAT_BODY_LIMIT, chatRoutes } from "./chat";
 import { answerError, answerNotFound } from "./errors";
+import { oauthCallbackRoute, oauthRoutes } from "./oauth";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
@@ -32,6 +33,7 @@ export function createApp(features: readonly EdgeFeature[] = []) {
   app.get("/healthz", (c) =>
     c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
   );
+  oauthCallbackRoute(app);
 
   app.use(
     "/v1/*",
@@ -51,6 +53,7 @@ export function createApp(features: readonly EdgeFeature[] = []) {
   resumeRoutes(app);
   for (const feature of features) feature.routes?.(app);
   toolRoutes(app);
+  oauthRoutes(app);
   chatRoutes(app);
 
   app.notFound(answerNotFound);

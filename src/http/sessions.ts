@@ -37,7 +37,7 @@ type CreateOptions = z.infer<typeof SessionOptions>;
  * in the caller's directory, then written. `id` is the id to create under (default: a new one).
  */
 export async function createSession(c: EdgeContext, opts: CreateOptions, id?: DurableObjectId): Promise<Session> {
-  await checkToolNames(c.env, opts);
+  await checkToolNames(c.env, c.get("principal"), opts);
   requireConfigured(c.env, opts.model?.provider);
   const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
   requireThreshold(model);

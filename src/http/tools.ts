@@ -4,6 +4,7 @@
  * itself, cached 5 minutes like a session object.
  */
 import { ApiError, type ToolList } from "../contract";
+import { tokenSourceOf } from "../session/token-store";
 import { type AnyTool, staticTools, toolSpecs, validateApprovalRules } from "../tools";
 import { declaredEffect, type McpHub, mcpHubFor } from "../tools/mcp";
 import { mcpToolsFor } from "../tools/mcp/toolset";
@@ -12,20 +13,27 @@ import type { EdgeApp } from "./types";
 
 export type ToolListing = ToolList;
 
-let hub: { key: string; hub: McpHub } | null = null;
+/** One hub per principal (an OAuth server lists what that principal's token sees), the last 100 kept. */
+const hubs = new Map<string, McpHub>();
 
-function hubOf(env: Env): McpHub {
-  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_SECRETS ?? ""}`;
-  if (hub?.key !== key) hub = { key, hub: mcpHubFor(env, { fetch: (i, init) => fetch(i, init) }) };
-  return hub.hub;
+function hubOf(env: Env, principal: string): McpHub {
+  const key = `${env.MCP_SERVERS ?? ""}\u0000${env.HTTP_TOOL_SECRETS ?? ""}\u0000${principal}`;
+  let hub = hubs.get(key);
+  if (!hub) {
+    const fetchFn = (i: RequestInfo | URL, init?: RequestInit) => fetch(i, init);
+    hub = mcpHubFor(env, { fetch: fetchFn, tokens: tokenSourceOf(env, () => principal, fetchFn) });
+    if (hubs.size >= 100) hubs.delete(hubs.keys().next().value!);
+    hubs.set(key, hub);
+  }
+  return hub;
 }
 
 /** Every tool a new session may be given: the static tools, then each available MCP server's. */
-export async function listTools(env: Env): Promise<ToolListing> {
+export async function listTools(env: Env, principal: string): Promise<ToolListing> {
   const registry = staticTools();
   const statics = Object.values(registry) as AnyTool[];
   const specs = toolSpecs(statics);
-  const mcp = hubOf(env);
+  const mcp = hubOf(env, principal);
   const listing = mcp.configured ? await mcp.list() : { tools: [], unavailable: [] };
   const mcpTools = mcpToolsFor(listing, undefined, registry);
   return {
@@ -56,15 +64,16 @@ export async function listTools(env: Env): Promise<ToolListing> {
  */
 export async function checkToolNames(
   env: Env,
+  principal: string,
   opts: { tools?: string[]; approvals?: { tool: string; match?: Record<string, string[]> }[] },
 ): Promise<void> {
   const statics = Object.keys(staticTools());
   const named = [...(opts.tools ?? []), ...(opts.approvals ?? []).map((r) => r.tool)];
   let known = statics;
-  const mcp = hubOf(env);
+  const mcp = hubOf(env, principal);
   if (named.some((n) => !statics.includes(n)) && mcp.configured) {
     const listing = await mcp.list();
-    const down = listing.unavailable.map((s) => `${s}__`);
+    const down = listing.unavailable.map((u) => `${u.server}__`);
     known = [
       ...statics,
       ...listing.tools.map((t) => t.name),
@@ -79,6 +88,6 @@ export async function checkToolNames(
 
 export function toolRoutes(app: EdgeApp): void {
   resource(app, "/v1/tools", {
-    GET: async (c) => c.json(await listTools(c.env)),
+    GET: async (c) => c.json(await listTools(c.env, c.get("principal"))),
   });
 }

@@ -86,7 +86,11 @@ export class TurnTools {
     if (!this.hub?.configured && !s.toolset) return [];
     const listing = this.hub?.configured ? await this.hub.list() : { tools: [], unavailable: [] };
     const mcp = mcpToolsFor(listing, s.options.tools, staticTools());
-    const record = buildToolset(sessionStatics(s), mcp, listing.unavailable);
+    const record = buildToolset(
+      sessionStatics(s),
+      mcp,
+      listing.unavailable.map((u) => u.server),
+    );
     if (record.digest === s.toolset?.digest) return [];
     // Archive first: the event refers to the MCP specs by content address.
     const meta = mcp.length > 0 ? this.blobs.put(serializeMcpSpecs(mcp), "application/json") : null;

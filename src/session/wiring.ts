@@ -15,6 +15,7 @@ import { applyMigrations } from "../storage";
 import { parseAllowedHosts } from "../tools";
 import { mcpHubFor } from "../tools/mcp";
 import { makeChildrenPort } from "./children-port";
+import { tokenSourceOf } from "./token-store";
 
 export type Hooks = {
   modelProvider: (model: ModelConfig) => ModelProvider;
@@ -77,7 +78,10 @@ export function openSession(
     children,
     features,
     principal: hooks.principal,
-    mcp: mcpHubFor(env, { fetch: mcpFetch(env) }),
+    mcp: mcpHubFor(env, {
+      fetch: mcpFetch(env),
+      tokens: tokenSourceOf(env, hooks.principal, (i, init) => fetch(i, init)),
+    }),
   });
   return { runtime, store };
 }

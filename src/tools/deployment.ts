@@ -7,12 +7,20 @@
 import { mcpConfigOf } from "./mcp/config";
 import { MIN_SECRET_CHARS, secretHostsProblem, secretNamesInUse, secretValues } from "./secrets";
 
-type ToolEnv = { MCP_SERVERS?: string; HTTP_TOOL_SECRETS?: string };
+type ToolEnv = { MCP_SERVERS?: string; HTTP_TOOL_SECRETS?: string; TOKEN_ENCRYPTION_KEY?: string; TOKENS?: unknown };
+
+/** The least length of `TOKEN_ENCRYPTION_KEY` (docs/API.md#mcp-servers-behind-oauth). */
+export const MIN_TOKEN_KEY_CHARS = 32;
 
 /** The first problem of the environment's tool settings, or null. */
 export function toolConfigProblem(env: ToolEnv): string | null {
   const mcp = mcpConfigOf(env);
   if (!mcp.ok) return mcp.message;
+  const oauth = mcp.servers.find((s) => s.auth);
+  if (oauth && (env.TOKEN_ENCRYPTION_KEY ?? "").length < MIN_TOKEN_KEY_CHARS)
+    return `MCP server ${oauth.name} uses OAuth: the Worker secret TOKEN_ENCRYPTION_KEY must be set (at least ${MIN_TOKEN_KEY_CHARS} characters)`;
+  if (oauth && !env.TOKENS)
+    return `MCP server ${oauth.name} uses OAuth: the Durable Object binding TOKENS (class TokenObject) is missing`;
   const hosts = secretHostsProblem(env.HTTP_TOOL_SECRETS);
   if (hosts) return hosts;
   const values = secretValues(env, secretNamesInUse(env));

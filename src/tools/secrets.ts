@@ -166,8 +166,11 @@ export function secretNamesInUse(env: object): string[] {
   const names = new Set(Object.keys(parseSecretHosts(stringVar(env, "HTTP_TOOL_SECRETS"))));
   // An invalid MCP_SERVERS is refused where it is read; it names no secret here.
   const mcp = mcpConfigOf({ MCP_SERVERS: stringVar(env, "MCP_SERVERS") });
-  for (const server of mcp.ok ? mcp.servers : [])
+  for (const server of mcp.ok ? mcp.servers : []) {
     for (const v of Object.values(server.headers)) for (const name of secretRefsIn(v)) names.add(name);
+    const clientSecret = server.auth?.clientSecret;
+    if (clientSecret) for (const name of secretRefsIn(clientSecret)) names.add(name);
+  }
   return [...names].filter((n) => SECRET_NAME.test(n));
 }
 

@@ -26,6 +26,28 @@ export function boundedFetch(deps: McpConnectionDeps, origin: string): typeof fe
   }) as typeof fetch;
 }
 
+/** Bytes of an OAuth metadata or token answer. */
+const OAUTH_RESPONSE_BYTES = 256 * 1024;
+
+/**
+ * Fetch for OAuth discovery, registration and tokens (docs/API.md#mcp-servers-behind-oauth): the
+ * origins in `allowed` only (the MCP server's, then those its discovery names, added as they are
+ * named), no redirects, answers cut at 256 KiB.
+ */
+export function oauthFetch(deps: Pick<McpConnectionDeps, "fetch">, allowed: ReadonlySet<string>): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (!allowed.has(url.origin)) throw new Error("a request to an origin discovery did not name");
+    const res = await deps.fetch(input, { ...init, redirect: "manual" });
+    if (!res.body) return res;
+    return new Response(counted(res.body, OAUTH_RESPONSE_BYTES), {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
+  }) as typeof fetch;
+}
+
 export const TOO_LARGE = "the server's answer exceeds";
 
 /** The body cut at `limit` bytes: past it, the stream fails (a JSON answer's parse then fails at once). */

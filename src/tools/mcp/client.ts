@@ -12,6 +12,7 @@ import { substituteSecrets } from "../secrets";
 import { boundedFetch, TOO_LARGE } from "./bounded-fetch";
 import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
+import { NeedsAuthorization } from "./oauth";
 
 /** Bounds on what a server may send (docs/API.md#mcp-servers). */
 export const MCP_LIMITS = {
@@ -36,7 +37,7 @@ export type ListedTool = {
  */
 export class McpCallError extends Error {
   constructor(
-    readonly kind: "timeout" | "transport" | "protocol" | "too_large" | "aborted",
+    readonly kind: "timeout" | "transport" | "protocol" | "too_large" | "aborted" | "needs_authorization",
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -48,6 +49,16 @@ export type McpConnectionDeps = {
   fetch: typeof fetch;
   /** A Worker var or secret by name, for `{{secret:NAME}}` in headers. */
   secret: (name: string) => string | undefined;
+  /** Bearer tokens for servers with `auth` (absent: such a server needs authorization). */
+  tokens?: McpTokenSource;
+};
+
+/** The token port a hub is given for one principal (docs/API.md#mcp-servers-behind-oauth). */
+export type McpTokenSource = {
+  /** The access token to send, refreshed if need be; throws `NeedsAuthorization` when there is none. */
+  token(server: McpServerConfig): Promise<string>;
+  /** The server refused the token (401): it is forgotten. */
+  refused(server: McpServerConfig): Promise<void>;
 };
 
 export const IDEMPOTENCY_META = "io.highwater/idempotency-key";
@@ -181,11 +192,30 @@ export class McpConnection {
       { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
     );
     const transport = new StreamableHTTPClientTransport(new URL(this.server.url), {
-      fetch: boundedFetch(this.deps, new URL(this.server.url).origin),
+      fetch: this.#withToken(boundedFetch(this.deps, new URL(this.server.url).origin)),
       requestInit: { headers },
     });
     await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
     return client;
+  }
+
+  /** For a server with `auth`: each request carries the principal's current token; a 401 forgets it. */
+  #withToken(inner: typeof fetch): typeof fetch {
+    const server = this.server;
+    if (!server.auth) return inner;
+    const tokens = this.deps.tokens;
+    return (async (input: RequestInfo | URL, init?: RequestInit) => {
+      if (!tokens) throw new NeedsAuthorization(server.name);
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${await tokens.token(server)}`);
+      const res = await inner(input, { ...init, headers });
+      if (res.status === 401) {
+        await res.body?.cancel();
+        await tokens.refused(server);
+        throw new NeedsAuthorization(server.name);
+      }
+      return res;
+    }) as typeof fetch;
   }
 }
 
@@ -195,6 +225,8 @@ function sessionOf(client: Client): string | undefined {
 
 function classify(err: unknown, signal?: AbortSignal): McpCallError {
   if (err instanceof McpCallError) return err;
+  if (err instanceof NeedsAuthorization || (err as { cause?: unknown })?.cause instanceof NeedsAuthorization)
+    return new McpCallError("needs_authorization", (err as Error).message);
   const message = err instanceof Error ? err.message : String(err);
   if (signal?.aborted) return new McpCallError("aborted", "the call was aborted", { cause: err });
   // The SDK passes the stream's error on as it is, or wrapped in its own message.

@@ -23,6 +23,19 @@ const McpServerSchema = z.strictObject({
   effects: z.record(z.string(), Effect).optional(),
   timeoutMs: z.number().int().min(1000).max(600_000).optional(),
   tools: z.array(z.string()).optional(),
+  auth: z
+    .strictObject({
+      type: z.literal("oauth"),
+      scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/)).optional(),
+      clientId: z.string().min(1).max(2048).optional(),
+      clientSecret: z
+        .string()
+        .regex(/^\{\{secret:[A-Za-z_][A-Za-z0-9_]{0,127}\}\}$/)
+        .optional(),
+      grant: z.enum(["authorization_code", "client_credentials"]).optional(),
+    })
+    .refine((a) => a.grant !== "client_credentials" || (a.clientId !== undefined && a.clientSecret !== undefined))
+    .optional(),
 });
 
 /** What each field must be, said without the value it has. */
@@ -34,6 +47,17 @@ const EXPECTED: Record<string, string> = {
   effects: 'must be an object of tool names to "read", "idempotent" or "write"',
   timeoutMs: "must be an integer from 1000 to 600000",
   tools: "must be an array of tool names",
+  auth: '{ type: "oauth", scopes?: string[], clientId?: string, clientSecret?: "{{secret:NAME}}", grant?: "authorization_code" | "client_credentials" } (client_credentials needs clientId and clientSecret)',
+};
+
+/** OAuth for a server (docs/API.md#mcp-servers-behind-oauth). */
+export type McpAuthConfig = {
+  type: "oauth";
+  scopes: string[];
+  clientId: string | null;
+  /** The name of the var holding the client secret (`{{secret:NAME}}`). */
+  clientSecret: string | null;
+  grant: "authorization_code" | "client_credentials";
 };
 
 export type McpServerConfig = {
@@ -44,6 +68,7 @@ export type McpServerConfig = {
   effects: Record<string, "read" | "idempotent" | "write">;
   timeoutMs: number;
   tools: string[] | null;
+  auth: McpAuthConfig | null;
 };
 
 export type McpConfigResult = { ok: true; servers: McpServerConfig[] } | { ok: false; message: string };
@@ -75,6 +100,15 @@ export function parseMcpServers(raw: string | undefined): McpConfigResult {
       effects: s.effects ?? {},
       timeoutMs: s.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS,
       tools: s.tools ?? null,
+      auth: s.auth
+        ? {
+            type: "oauth",
+            scopes: s.auth.scopes ?? [],
+            clientId: s.auth.clientId ?? null,
+            clientSecret: s.auth.clientSecret?.slice("{{secret:".length, -2) ?? null,
+            grant: s.auth.grant ?? "authorization_code",
+          }
+        : null,
     });
   }
   return { ok: true, servers };
@@ -95,6 +129,8 @@ function entryProblem(entry: unknown): string | null {
     return `.${field}: ${EXPECTED[field] ?? "is invalid"}`;
   }
   const url = new URL(parsed.data.url);
+  if (parsed.data.auth && Object.keys(parsed.data.headers ?? {}).some((h) => h.toLowerCase() === "authorization"))
+    return ".headers: an Authorization header and auth cannot both be given";
   if (url.username !== "" || url.password !== "")
     return ".url: must not hold credentials (send them in headers, as {{secret:NAME}})";
   for (const [i, value] of Object.values(parsed.data.headers ?? {}).entries()) {

@@ -27,7 +27,10 @@ export type McpToolSpec = {
   effect: ToolEffect;
 };
 
-export type McpListing = { tools: McpToolSpec[]; unavailable: string[] };
+/** Why a server's tools are missing: it needs a person's authorization (OAuth), or it failed. */
+export type UnavailableReason = "needs_authorization" | "unreachable";
+export type UnavailableServer = { server: string; reason: UnavailableReason };
+export type McpListing = { tools: McpToolSpec[]; unavailable: UnavailableServer[] };
 
 type Cached = { at: number; tools: ListedTool[] } | { at: number; failure: Error };
 
@@ -58,19 +61,20 @@ export class McpHub {
     const results = await Promise.all(
       this.servers.map(async (server) => {
         try {
-          return { server, tools: await this.#listed(server) };
+          return { server, tools: await this.#listed(server), reason: null };
         } catch (err) {
-          console.warn(`highwater: MCP server ${server.name} unavailable: ${(err as Error).message}`);
-          return { server, tools: null };
+          const needs = err instanceof McpCallError && err.kind === "needs_authorization";
+          if (!needs) console.warn(`highwater: MCP server ${server.name} unavailable: ${(err as Error).message}`);
+          return { server, tools: null, reason: needs ? ("needs_authorization" as const) : ("unreachable" as const) };
         }
       }),
     );
     const tools: McpToolSpec[] = [];
     const seen = new Set<string>();
-    const unavailable: string[] = [];
-    for (const { server, tools: listed } of results) {
+    const unavailable: UnavailableServer[] = [];
+    for (const { server, tools: listed, reason } of results) {
       if (!listed) {
-        unavailable.push(server.name);
+        unavailable.push({ server: server.name, reason: reason ?? "unreachable" });
         continue;
       }
       for (const t of listed) {
@@ -112,7 +116,9 @@ export class McpHub {
           },
           (err: unknown) => {
             const failure = err instanceof Error ? err : new Error(String(err));
-            this.#cache.set(server.name, { at: now, failure });
+            // Authorization is asked again at once: a user who just connected sees the tools.
+            if (!(failure instanceof McpCallError && failure.kind === "needs_authorization"))
+              this.#cache.set(server.name, { at: now, failure });
             throw failure;
           },
         )
@@ -137,6 +143,7 @@ export class McpHub {
       } catch (err) {
         last = err instanceof McpCallError ? err : new McpCallError("transport", String(err));
         if (last.kind === "aborted") return failed("aborted", "the call was stopped");
+        if (last.kind === "needs_authorization") return failed("tool_unavailable", last.message);
         // A JSON-RPC error or an answer over the limit would be the same again.
         if (last.kind === "protocol" || last.kind === "too_large") break;
       }

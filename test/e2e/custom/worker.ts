@@ -125,6 +125,7 @@ export const {
   DirectoryObject,
   MemoryObject,
   SkillsObject,
+  TokenObject,
   default: worker,
 } = createHighwater({
   tools: [

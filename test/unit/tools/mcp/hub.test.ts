@@ -69,7 +69,7 @@ describe("listing", () => {
     ["answers 503", "down"],
   ] as const)("a server that %s is unavailable, and listing does not throw", async (_what, mode) => {
     await fake.mode(mode);
-    expect(await hubOf().list()).toEqual({ tools: [], unavailable: ["fake"] });
+    expect(await hubOf().list()).toEqual({ tools: [], unavailable: [{ server: "fake", reason: "unreachable" }] });
   });
 
   it("a tool whose input schema is not an object is skipped; the server's other tools stay", async () => {
@@ -86,7 +86,7 @@ describe("listing", () => {
       secret: () => undefined,
       now: () => 0,
     });
-    expect(await hub.list()).toEqual({ tools: [], unavailable: ["gone"] });
+    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "gone", reason: "unreachable" }] });
   });
 });
 
@@ -108,7 +108,7 @@ describe("headers", () => {
     expect(new Set(seen)).toEqual(new Set(["Bearer s3cret"]));
     delete vars.CRM_TOKEN;
     seen.length = 0;
-    expect(await hub().list()).toEqual({ tools: [], unavailable: ["fake"] });
+    expect(await hub().list()).toEqual({ tools: [], unavailable: [{ server: "fake", reason: "unreachable" }] });
     expect(seen).toEqual([]);
   });
 });
@@ -187,8 +187,8 @@ describe("GET /v1/tools", () => {
     };
     const res = await createApp().request("/v1/tools", { headers: { authorization: "Bearer t" } }, env as never);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { tools: any[]; unavailable: string[] };
-    expect(body.unavailable).toEqual(["gone"]);
+    const body = (await res.json()) as { tools: any[]; unavailable: unknown[] };
+    expect(body.unavailable).toEqual([{ server: "gone", reason: "unreachable" }]);
     const byName = Object.fromEntries(body.tools.map((t) => [t.name, t]));
     expect(byName.http_fetch).toMatchObject({ source: "builtin", effect: "by-arguments" });
     expect(byName.read_file).toMatchObject({ source: "builtin", effect: "read" });

@@ -49,7 +49,7 @@ describe("byte bounds", () => {
     // 80 tools of 15 KiB each: each under its cap, 1.2 MiB together.
     const tools = Array.from({ length: 80 }, (_, i) => ({ name: `t${i}`, description: "z".repeat(15 * 1024) }));
     const { hub } = hubOver(tools);
-    expect(await hub.list()).toEqual({ tools: [], unavailable: ["crm"] });
+    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "crm", reason: "unreachable" }] });
   });
 });
 
@@ -82,12 +82,12 @@ describe("listing cache", () => {
   it("a failed listing is remembered for 30 s (a success for 5 minutes): a down server is not asked on every turn", async () => {
     const { fake, hub, clock, sent } = hubOver([{ name: "ok" }]);
     fake.down = true;
-    expect((await hub.list()).unavailable).toEqual(["crm"]);
+    expect((await hub.list()).unavailable).toEqual([{ server: "crm", reason: "unreachable" }]);
     const asked = sent.requests;
     expect(asked).toBeGreaterThan(0);
     fake.down = false;
     clock.now = FAILED_LISTING_TTL_MS - 1;
-    expect((await hub.list()).unavailable).toEqual(["crm"]);
+    expect((await hub.list()).unavailable).toEqual([{ server: "crm", reason: "unreachable" }]);
     expect(sent.requests).toBe(asked);
     clock.now = FAILED_LISTING_TTL_MS;
     expect((await hub.list()).tools.map((t) => t.tool)).toEqual(["ok"]);

@@ -28,6 +28,7 @@ describe("MCP_SERVERS", () => {
           effects: {},
           timeoutMs: 60_000,
           tools: ["find"],
+          auth: null,
         },
       ],
     });
