@@ -1,7 +1,8 @@
 /**
  * `npm run bench` (docs/design.md#9-testing): our log against the physical limit (a raw INSERT) and
  * the incumbents (`agents` Sessions, `@cloudflare/ai-chat`, Restate, a bare MCP client), measured
- * in the same run, plus context build, recovery, restart and WebSocket fan-out on the real app.
+ * in the same run, plus context build, recovery, restart, WebSocket fan-out, and memory and skills
+ * (`recall` over 10,000 entries, first-request bytes) on the real app.
  * One file per suite in bench/suites/; this file runs them, prints one table and writes
  * bench/results/<timestamp>.json and bench/results/latest.json.
  *
