@@ -1,7 +1,8 @@
 /**
  * `npm run bench` (docs/design.md#9-testing): our log against the physical limit (a raw INSERT) and
  * the incumbents (`agents` Sessions, `@cloudflare/ai-chat`, Restate, a bare MCP client), measured
- * in the same run, plus context build, recovery, restart and WebSocket fan-out on the real app.
+ * in the same run, plus context build, recovery, restart, WebSocket fan-out, and memory and skills
+ * (`recall` over 10,000 entries, first-request bytes) on the real app.
  * One file per suite in bench/suites/; this file runs them, prints one table and writes
  * bench/results/<timestamp>.json and bench/results/latest.json.
  *
@@ -32,6 +33,7 @@ import { type EdgeResults, reportEdge, runEdge } from "./suites/edge";
 import { type FanoutResults, reportFanout, runFanout, runStorm, type StormResults } from "./suites/fanout";
 import { type ForkResults, reportFork, runFork } from "./suites/fork";
 import { type McpResults, reportMcp, runMcp } from "./suites/mcp";
+import { type MemoryResults, reportMemory, runMemory } from "./suites/memory";
 import { type OverheadResults, reportOverhead, runOverhead } from "./suites/overhead";
 import { runProfiles } from "./suites/profile";
 import { type ReadsResults, reportReads, runReads } from "./suites/reads";
@@ -52,7 +54,7 @@ const WORKER_SUITES = [
   "fork",
   "bytes",
 ];
-const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat"];
+const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat", "memory"];
 /** A suite whose targets compare with another suite's figures runs that one too: the peer stays in the run. */
 const NEEDS: Record<string, string[]> = { commit: ["append"], overhead: ["steps"], cold: ["context", "takeover"] };
 
@@ -74,6 +76,7 @@ type Results = Partial<{
   edge: EdgeResults;
   mcp: McpResults;
   chat: ChatResults;
+  memory: MemoryResults;
 }>;
 
 function selected(): Set<string> {
@@ -147,11 +150,13 @@ export async function main(): Promise<void> {
   if (want.has("edge")) r.edge = await runEdge(small ? 1 : 5);
   if (want.has("mcp")) r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60);
   if (want.has("chat")) r.chat = await runChat(small ? 10 : 100);
+  if (want.has("memory")) r.memory = await runMemory();
   if (r.restart) reportRestart(r.restart, table);
   if (r.fanout && r.storm) reportFanout(r.fanout, r.storm, table);
   if (r.edge) reportEdge(r.edge, table);
   if (r.mcp) reportMcp(r.mcp, table);
   if (r.chat) reportChat(r.chat, table);
+  if (r.memory) reportMemory(r.memory, table);
   if (r.coldStart) {
     // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
     Object.assign(r.coldStart, bundleSize());
