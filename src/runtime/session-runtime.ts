@@ -3,7 +3,6 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import { ForkPrefixCache } from "../features/fork/prefix-cache";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
@@ -28,6 +27,7 @@ import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
+import { PrefixCache } from "./prefix-cache";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
@@ -64,14 +64,14 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #tools: TurnTools;
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
-  readonly #prefix: ForkPrefixCache;
+  readonly #prefix: PrefixCache;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
     this.features = deps.features ?? [];
     this.#shown = new FeatureContext(this.features, deps.store.blobs);
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
-    this.#prefix = new ForkPrefixCache(deps.store.blobs);
+    this.#prefix = new PrefixCache(deps.store.blobs);
     this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
