@@ -69,15 +69,6 @@ export function dismissRecoveryNotice({ runtime }: Admitted, parsed: Parsed<{ at
   return runtime.dismissRecoveryNotice(parsed.value);
 }
 
-/** An external message: opens a turn or joins the open one, recorded as `inbox:<source>`. */
-export function postInbox({ runtime }: Admitted, input: { source: string; text: string; correlationId?: string }) {
-  return runtime.postMessage({
-    text: input.text,
-    source: `inbox:${input.source}`,
-    ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
-  });
-}
-
 export type CreateInput = {
   options: SessionOptions;
   model: ModelConfig;

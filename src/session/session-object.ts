@@ -1,8 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
 import { type ForkSource, readForkSource } from "../features/fork/commands";
-import { runsOf, triggersOf } from "../features/work/commands";
-import { addTrigger, removeTrigger, resumeRun } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
@@ -234,27 +232,6 @@ export class SessionObject extends DurableObject<Env> {
     } catch {
       // already closed
     }
-  }
-
-  // ---- work beyond one turn: inbox, triggers, runs, waits (docs/API.md#work-beyond-one-turn) ----
-
-  resume(caller: Caller, runId: string, parsed: Parsed<{ waitId: string; text?: string }>) {
-    return this.#rpc(caller, (a) => resumeRun(a, runId, parsed));
-  }
-  postInbox(caller: Caller, input: { source: string; text: string; correlationId?: string }) {
-    return this.#rpc(caller, (a) => commands.postInbox(a, input));
-  }
-  createTrigger(caller: Caller, input: Parameters<typeof addTrigger>[1]) {
-    return this.#rpc(caller, (a) => addTrigger(a, input));
-  }
-  deleteTrigger(caller: Caller, name: string, parsed: Parsed<void>) {
-    return this.#rpc(caller, (a) => removeTrigger(a, name, parsed));
-  }
-  listTriggers(caller: Caller, page: { after: string | null; limit: number }) {
-    return this.#rpc(caller, ({ runtime, sql }) => triggersOf(runtime, sql, page));
-  }
-  listRuns(caller: Caller, page: { before: number | null; limit: number }) {
-    return this.#rpc(caller, ({ runtime, sql }) => runsOf(runtime, sql, page));
   }
 
   // ---- fork (docs/API.md#fork) -----------------------------------------------------------
