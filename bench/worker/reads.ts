@@ -85,7 +85,9 @@ function recordPage(h: ReadHost, limit: number) {
 export async function forkSourceRead(h: ReadHost, throughSeq: number) {
   const head = h.runtime().store.head().highWater;
   const at = throughSeq > 0 ? throughSeq : head;
-  const c = await h.counted(async () => unwrap(await h.session.forkSource(h.caller, at)));
+  const c = await h.counted(
+    async () => unwrap(await h.session.call(h.caller, "fork", "source", { throughSeq: at })) as ForkSource,
+  );
   return {
     throughSeq: at,
     head,
@@ -130,13 +132,18 @@ export async function wholeFork(h: ReadHost, child: string) {
   const t0 = Date.now();
   const source = await h.counted(async () => {
     const head = h.runtime().store.head().highWater;
-    return unwrap(await h.session.forkSource(h.caller, head));
+    return unwrap(await h.session.call(h.caller, "fork", "source", { throughSeq: head })) as ForkSource;
   });
   const sourceMs = Date.now() - t0;
   const stub = h.sessions.getByName(child) as unknown as {
-    createFork: (caller: Caller, input: { source: ForkSource }) => Promise<Result<{ highWater: number }>>;
+    createBy: (
+      caller: Caller,
+      f: "fork",
+      c: "fork",
+      i: { source: ForkSource },
+    ) => Promise<Result<{ highWater: number }>>;
   };
-  const forked = unwrap(await stub.createFork(h.caller, { source: source.value }));
+  const forked = unwrap(await stub.createBy(h.caller, "fork", "fork", { source: source.value }));
   return {
     ms: Date.now() - t0,
     sourceMs,
