@@ -18,9 +18,8 @@ import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
 import type { ChildReport, ChildSpawn } from "./children";
-import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
-import * as facade from "./command-facade";
-import { createSession, dismissRecoveryNotice, failTurn, patchSession, stopTurn } from "./commands";
+import type { DecideInput, MessageInput } from "./commands";
+import * as commands from "./commands";
 import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
@@ -35,6 +34,7 @@ import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
+import { type ResumeInput, resume } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -202,32 +202,32 @@ export class SessionRuntime implements RuntimeCtx {
   // ---- commands --------------------------------------------------------------------------
 
   create(input: SessionCreated): Session {
-    return createSession(this, input);
+    return commands.createSession(this, input);
   }
 
   patch(input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session {
-    return patchSession(this, input);
+    return commands.patchSession(this, input);
   }
 
   postMessage(input: MessageInput) {
-    return facade.postMessage(this, input);
+    return commands.postMessage(this, input);
   }
 
   decide(input: DecideInput): Promise<Session> {
-    return facade.decide(this, input);
+    return commands.decide(this, input);
   }
 
   resume(input: ResumeInput): Promise<{ seq: number }> {
-    return facade.resume(this, input);
+    return resume(this, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {
-    return dismissRecoveryNotice(this, input);
+    return commands.dismissRecoveryNotice(this, input);
   }
 
   /** Stop: the turn's closing block, then the model stream and running tools are aborted. */
   stop(): Session {
-    if (stopTurn(this)) {
+    if (commands.stopTurn(this)) {
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
@@ -237,11 +237,11 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
-    return facade.createChild(this, spawn);
+    return commands.createChild(this, spawn);
   }
 
   childReport(report: ChildReport): Promise<{ acked: true }> {
-    return facade.childReport(this, report);
+    return commands.childReport(this, report);
   }
 
   // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
@@ -334,7 +334,7 @@ export class SessionRuntime implements RuntimeCtx {
   #verifyOnce(): boolean {
     const failed = this.#chain.firstDecision(this.deps.store, this.#summary?.openTurn);
     if (!failed) return true;
-    failTurn(this, "log_corrupt", failed);
+    commands.failTurn(this, "log_corrupt", failed);
     this.#decided = true;
     return false;
   }
