@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The layers of docs/design.md#where-things-live, checked over src/**/*.ts. Every import, value
 // and type (`import type`, `export … from`, `import("…")` in a type), must point to its own row
-// or a lower one; a feature folder is private to itself (only features/index.ts may import it);
-// only the composition root (src/index.ts, src/worker.ts) imports features/index.ts; and no two
+// or a lower one; a feature folder is private to itself (only the two list modules may import it:
+// features/index.ts, the feature list, and features/objects.ts, the Durable Object classes features
+// bring); only the composition root (src/index.ts, src/worker.ts) imports a list module; and no two
 // folders import each other, directly or around a circle. Exits 1 on any violation.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -27,6 +28,8 @@ const ROWS = {
   storage: 0,
 };
 const ROOT_FILES = new Set(["index.ts", "worker.ts"]);
+/** The list modules: each names every feature folder, and only the composition root imports them. */
+const LISTS = new Set(["features/index.ts", "features/objects.ts"]);
 
 function walk(dir) {
   const out = [];
@@ -58,11 +61,15 @@ function imports(file) {
   return specs.map((s) => resolveImport(file, s)).filter(Boolean);
 }
 
-/** Where a file sits: its unit (a top-level folder, or `features/<x>`), its row, and its path. */
+/**
+ * Where a file sits: its unit (a top-level folder, `features/<x>`, or `features:lists` for the two
+ * list modules, which sit above the folders they list), its row, and its path.
+ */
 function place(file) {
   const rel = relative(root, file).split("\\").join("/");
   const parts = rel.split("/");
   if (parts.length === 1) return { unit: ROOT_FILES.has(rel) ? "root" : rel, row: ROWS.root, rel };
+  if (LISTS.has(rel)) return { unit: "features:lists", row: ROWS.features, rel };
   if (parts[0] === "features") {
     const unit = parts.length > 2 ? `features/${parts[1]}` : "features";
     return { unit, row: ROWS.features, rel };
@@ -84,9 +91,9 @@ for (const file of files) {
     }
     if (to.row !== null && from.row !== null && to.row > from.row)
       violations.push(`${from.rel} -> ${to.rel}: row ${from.row} (${from.unit}) imports row ${to.row} (${to.unit})`);
-    if (to.rel === "features/index.ts" && from.unit !== "root")
-      violations.push(`${from.rel} -> ${to.rel}: only src/index.ts and src/worker.ts import the feature list`);
-    if (to.unit.startsWith("features/") && to.unit !== from.unit && from.rel !== "features/index.ts")
+    if (LISTS.has(to.rel) && from.unit !== "root")
+      violations.push(`${from.rel} -> ${to.rel}: only src/index.ts and src/worker.ts import a feature list`);
+    if (to.unit.startsWith("features/") && to.unit !== from.unit && !LISTS.has(from.rel))
       violations.push(`${from.rel} -> ${to.rel}: ${to.unit}/ is private to itself`);
   }
 }

@@ -40,11 +40,11 @@ export async function seedWork(h: ReadHost, kind: "triggers" | "records", n: num
   for (let i = from; i < from + n; i++) {
     if (kind === "triggers")
       unwrap(
-        await h.session.createTrigger(h.caller, {
+        (await h.session.call(h.caller, "work", "createTrigger", {
           name: `t-${String(i).padStart(5, "0")}`,
           text: `check ${i}`,
           schedule: { everySeconds: 3_600 + i },
-        }),
+        })) as Result<unknown>,
       );
     else
       unwrap(
@@ -60,19 +60,20 @@ export async function seedWork(h: ReadHost, kind: "triggers" | "records", n: num
 /** One first page (`limit` items) of runs, triggers or the `notes` record, counted. */
 export async function readPage(h: ReadHost, kind: "runs" | "triggers" | "records", limit: number): Promise<PageRead> {
   const c = await h.counted(async () => {
-    if (kind === "runs") return unwrap(await h.session.listRuns(h.caller, { before: null, limit })).runs.length;
+    if (kind === "runs") return (unwrap(await workPage(h, "runs", limit)) as { runs: unknown[] }).runs.length;
     if (kind === "triggers")
-      return unwrap(await h.session.listTriggers(h.caller, { after: null, limit })).triggers.length;
+      return (unwrap(await workPage(h, "triggers", limit)) as { triggers: unknown[] }).triggers.length;
     return (unwrap(await recordPage(h, limit)) as { uncovered: unknown[] }).uncovered.length;
   });
   // The reply's size, read again uncounted.
-  const reply =
-    kind === "runs"
-      ? await h.session.listRuns(h.caller, { before: null, limit })
-      : kind === "triggers"
-        ? await h.session.listTriggers(h.caller, { after: null, limit })
-        : await recordPage(h, limit);
+  const reply = kind === "records" ? await recordPage(h, limit) : await workPage(h, kind, limit);
   return { rows: c.rows, replyBytes: JSON.stringify(reply).length, items: c.value };
+}
+
+/** A first page of runs or triggers, through the work feature's operations. */
+function workPage(h: ReadHost, kind: "runs" | "triggers", limit: number) {
+  const page = kind === "runs" ? { before: null, limit } : { after: null, limit };
+  return h.session.call(h.caller, "work", kind, page) as Promise<Result<unknown>>;
 }
 
 /** A page of the `notes` record, through the records feature's operation. */
@@ -84,7 +85,9 @@ function recordPage(h: ReadHost, limit: number) {
 export async function forkSourceRead(h: ReadHost, throughSeq: number) {
   const head = h.runtime().store.head().highWater;
   const at = throughSeq > 0 ? throughSeq : head;
-  const c = await h.counted(async () => unwrap(await h.session.forkSource(h.caller, at)));
+  const c = await h.counted(
+    async () => unwrap(await h.session.call(h.caller, "fork", "source", { throughSeq: at })) as ForkSource,
+  );
   return {
     throughSeq: at,
     head,
@@ -129,13 +132,18 @@ export async function wholeFork(h: ReadHost, child: string) {
   const t0 = Date.now();
   const source = await h.counted(async () => {
     const head = h.runtime().store.head().highWater;
-    return unwrap(await h.session.forkSource(h.caller, head));
+    return unwrap(await h.session.call(h.caller, "fork", "source", { throughSeq: head })) as ForkSource;
   });
   const sourceMs = Date.now() - t0;
   const stub = h.sessions.getByName(child) as unknown as {
-    createFork: (caller: Caller, input: { source: ForkSource }) => Promise<Result<{ highWater: number }>>;
+    createBy: (
+      caller: Caller,
+      f: "fork",
+      c: "fork",
+      i: { source: ForkSource },
+    ) => Promise<Result<{ highWater: number }>>;
   };
-  const forked = unwrap(await stub.createFork(h.caller, { source: source.value }));
+  const forked = unwrap(await stub.createBy(h.caller, "fork", "fork", { source: source.value }));
   return {
     ms: Date.now() - t0,
     sourceMs,

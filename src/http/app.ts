@@ -9,7 +9,6 @@ import { oauthCallbackRoute, oauthRoutes } from "./oauth";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
-import { resumeRoutes } from "./resume";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
@@ -50,7 +49,6 @@ export function createApp(features: readonly EdgeFeature[] = []) {
   turnRoutes(app);
   readRoutes(app);
   socketRoutes(app);
-  resumeRoutes(app);
   for (const feature of features) feature.routes?.(app);
   toolRoutes(app);
   oauthRoutes(app);

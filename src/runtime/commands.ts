@@ -1,10 +1,15 @@
-/** Commands that change a session from outside the loop: create, patch, message, decide, stop. */
+/**
+ * Commands that change a session from outside the loop: create, patch, message, decide, stop, a
+ * child's create and report. Each one's decision, then what the runtime does after it: a turn a
+ * command opened or moved is decided, and a parked loop is due again.
+ */
 import { REQUEST_ID } from "../contract";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
 import { projectRunState, type RunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
+import { type ChildReport, type ChildSpawn, childCreatedDraft, receiveChildReport, sameSpawn } from "./children";
 import { failureDrafts, stopDrafts } from "./close-drafts";
-import type { RuntimeCtx } from "./deps";
+import type { CommandCtx, RuntimeCtx } from "./deps";
 import { rejectedDraft } from "./drafts";
 import { ApiError } from "./errors";
 import { type MessageAnswer, readIdempotentAnswer } from "./idempotency";
@@ -152,4 +157,51 @@ function openRunState(rt: RuntimeCtx): RunState {
     console.error("highwater: the open turn could not be read; closing it without answering its calls", err);
     return projectRunState([]);
   }
+}
+
+export type MessageInput = { text: string; idempotencyKey?: string; source: string };
+export type DecideInput = { requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string };
+
+export async function postMessage(rt: CommandCtx, input: MessageInput) {
+  const { answer, opened, repeated } = appendMessage(rt, input);
+  if (repeated) return answer;
+  if (opened) rt.markDecided();
+  // Arm the alarm before anything else can happen: the event and the alarm commit together.
+  await rt.kick();
+  await rt.failpoint("F0");
+  return answer;
+}
+
+export async function decide(rt: CommandCtx, input: DecideInput): Promise<Session> {
+  decideApproval(rt, input);
+  await rt.kick();
+  return rt.session();
+}
+
+/**
+ * The child side of a spawn: writes the session and its goal once (keyed by the callId); a
+ * repeated create re-attaches and sends nothing twice.
+ */
+export async function createChild(rt: CommandCtx, spawn: ChildSpawn & { owner: string }): Promise<Session> {
+  const created = rt.deps.store.readAfter(0, 1)[0]?.actions?.stateDelta?.session as { spawnedBy?: unknown } | undefined;
+  if (rt.summary && !sameSpawn(created?.spawnedBy, spawn))
+    throw new ApiError("conflict", "this session is not that spawn's child");
+  if (!rt.summary) rt.commit([childCreatedDraft(rt.deps.sessionId, spawn)]);
+  const { repeated } = appendMessage(rt, {
+    text: spawn.goal,
+    idempotencyKey: `spawn:${spawn.callId}`,
+    source: "parent",
+  });
+  if (!repeated) {
+    rt.markDecided();
+    await rt.kick();
+  }
+  return rt.session();
+}
+
+/** A child's report: the call's response once per callId, then the parent goes on. */
+export async function childReport(rt: CommandCtx, report: ChildReport): Promise<{ acked: true }> {
+  if (receiveChildReport(rt, report)) await rt.kick();
+  await rt.failpoint("F14");
+  return { acked: true };
 }

@@ -87,3 +87,11 @@ export interface RuntimeCtx {
   /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
   readonly attachedChildren: Set<string>;
 }
+
+/** What a command needs beyond the context: the kick of a parked loop and the decided flag. */
+export type CommandCtx = RuntimeCtx & {
+  /** A command moved the turn: a parked loop is due again. */
+  kick(): Promise<void>;
+  /** A command decided the turn (it is no longer `recovering`). */
+  markDecided(): void;
+};

@@ -3,7 +3,6 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import { ForkPrefixCache } from "../features/fork/prefix-cache";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
@@ -19,15 +18,15 @@ import { type AlarmDues, nextAlarm } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
 import type { ChildReport, ChildSpawn } from "./children";
-import type { DecideInput, MessageInput, ResumeInput } from "./command-facade";
-import * as facade from "./command-facade";
-import { createSession, dismissRecoveryNotice, failTurn, patchSession, stopTurn } from "./commands";
+import type { DecideInput, MessageInput } from "./commands";
+import * as commands from "./commands";
 import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
+import { PrefixCache } from "./prefix-cache";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
@@ -35,6 +34,7 @@ import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
+import { type ResumeInput, resume } from "./waits";
 
 export { REQUEST_ID } from "./commands";
 export type { RuntimeConfig, RuntimeDeps } from "./deps";
@@ -64,14 +64,14 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #tools: TurnTools;
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
-  readonly #prefix: ForkPrefixCache;
+  readonly #prefix: PrefixCache;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
     this.features = deps.features ?? [];
     this.#shown = new FeatureContext(this.features, deps.store.blobs);
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
-    this.#prefix = new ForkPrefixCache(deps.store.blobs);
+    this.#prefix = new PrefixCache(deps.store.blobs);
     this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
@@ -202,32 +202,32 @@ export class SessionRuntime implements RuntimeCtx {
   // ---- commands --------------------------------------------------------------------------
 
   create(input: SessionCreated): Session {
-    return createSession(this, input);
+    return commands.createSession(this, input);
   }
 
   patch(input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session {
-    return patchSession(this, input);
+    return commands.patchSession(this, input);
   }
 
   postMessage(input: MessageInput) {
-    return facade.postMessage(this, input);
+    return commands.postMessage(this, input);
   }
 
   decide(input: DecideInput): Promise<Session> {
-    return facade.decide(this, input);
+    return commands.decide(this, input);
   }
 
   resume(input: ResumeInput): Promise<{ seq: number }> {
-    return facade.resume(this, input);
+    return resume(this, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {
-    return dismissRecoveryNotice(this, input);
+    return commands.dismissRecoveryNotice(this, input);
   }
 
   /** Stop: the turn's closing block, then the model stream and running tools are aborted. */
   stop(): Session {
-    if (stopTurn(this)) {
+    if (commands.stopTurn(this)) {
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
@@ -237,11 +237,11 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
-    return facade.createChild(this, spawn);
+    return commands.createChild(this, spawn);
   }
 
   childReport(report: ChildReport): Promise<{ acked: true }> {
-    return facade.childReport(this, report);
+    return commands.childReport(this, report);
   }
 
   // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
@@ -334,7 +334,7 @@ export class SessionRuntime implements RuntimeCtx {
   #verifyOnce(): boolean {
     const failed = this.#chain.firstDecision(this.deps.store, this.#summary?.openTurn);
     if (!failed) return true;
-    failTurn(this, "log_corrupt", failed);
+    commands.failTurn(this, "log_corrupt", failed);
     this.#decided = true;
     return false;
   }

@@ -7,7 +7,7 @@
 import type { CallState } from "../projections";
 import type { SqlLike } from "../storage";
 import { idempotencyKeyFor, parseToolArgs } from "../tools";
-import type { RuntimeCtx } from "./deps";
+import type { CommandCtx, RuntimeCtx } from "./deps";
 import { type Base, invalidCallDrafts } from "./drafts";
 import { ApiError } from "./errors";
 import { beginWaitDraft, budgetWaitDraft, resumeDrafts, WAIT_TOOLS } from "./wait-drafts";
@@ -53,4 +53,14 @@ export function carryOutWait(
   const kind = WAIT_TOOLS[call.name] ?? "wait_for";
   rt.commit([beginWaitDraft(call, base, key, kind, typeof reason === "string" ? reason : undefined)]);
   return true;
+}
+
+export type ResumeInput = { turnOfRun: string | null; waitId: string; text: string };
+
+/** Releases the open turn's current wait (docs/API.md#resume), then the loop goes on; 409 for any other waitId. */
+export async function resume(rt: CommandCtx, input: ResumeInput): Promise<{ seq: number }> {
+  const answer = resumeWait(rt, input);
+  rt.markDecided();
+  await rt.kick();
+  return answer;
 }

@@ -5,7 +5,6 @@
  */
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError } from "../contract";
-import { createFork, type ForkSource } from "../features/fork/commands";
 import { type ModelConfig, mergeModel } from "../model";
 import type { Session, SessionOptions } from "../projections";
 import { approvalKnown } from "../runtime";
@@ -69,15 +68,6 @@ export function dismissRecoveryNotice({ runtime }: Admitted, parsed: Parsed<{ at
   return runtime.dismissRecoveryNotice(parsed.value);
 }
 
-/** An external message: opens a turn or joins the open one, recorded as `inbox:<source>`. */
-export function postInbox({ runtime }: Admitted, input: { source: string; text: string; correlationId?: string }) {
-  return runtime.postMessage({
-    text: input.text,
-    source: `inbox:${input.source}`,
-    ...(input.correlationId ? { idempotencyKey: input.correlationId } : {}),
-  });
-}
-
 export type CreateInput = {
   options: SessionOptions;
   model: ModelConfig;
@@ -114,20 +104,9 @@ export function createChild(runtime: Admitted["runtime"], id: string, input: Chi
   return runtime.createChild({ ...spawn, owner: ownerHash(id, principal) });
 }
 
-/** A fork's first events with the caller as owner; like any session it keeps its owner's principal, so it can spawn. */
-export function forkOwned(
-  { runtime, sql }: Pick<Admitted, "runtime" | "sql">,
-  id: string,
-  input: {
-    source: ForkSource;
-    directoryId?: string;
-    principal: string;
-    archive: { text: string; mediaType: string }[];
-  },
-): Session {
-  const { source, principal, archive } = input;
-  const directory = input.directoryId ? { directoryId: input.directoryId } : {};
-  const session = createFork(runtime, { id, source, owner: ownerHash(id, principal), archive, ...directory });
+/** A feature's first write with the caller as owner; like any session it keeps its owner's principal, so it can spawn. */
+export function createdBy(sql: SqlStorage, id: string, principal: string, write: (owner: string) => Session): Session {
+  const session = write(ownerHash(id, principal));
   rememberPrincipal(sql, principal);
   return session;
 }

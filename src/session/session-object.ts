@@ -1,8 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
-import { type ForkSource, readForkSource } from "../features/fork/commands";
-import { runsOf, triggersOf } from "../features/work/commands";
-import { addTrigger, removeTrigger, resumeRun } from "../features/work/rpc";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
@@ -12,8 +9,7 @@ import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsP
 import { refuseBarred, stopFromParent } from "./children-rpc";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
-import { type ObjectFeature, type Operation, operationsOf } from "./feature";
-import { pullParentArchive } from "./fork-archive";
+import { type Creation, creationsOf, type ObjectFeature, type Operation, operationsOf } from "./feature";
 import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
 import * as reads from "./reads";
@@ -34,12 +30,14 @@ export class SessionObject extends DurableObject<Env> {
 
   readonly #features: readonly ObjectFeature[];
   readonly #operations: ReadonlyMap<string, Operation>;
+  readonly #creations: ReadonlyMap<string, Creation>;
 
   /** `features`: the deployment's, handed down by `createHighwater` (docs/design.md#plugs). */
   constructor(ctx: DurableObjectState, env: Env, features: readonly ObjectFeature[] = []) {
     super(ctx, env);
     this.#features = features;
     this.#operations = operationsOf(features);
+    this.#creations = creationsOf(features);
     // docs/API.md#authentication-and-errors: an object never written stays unwritten (its tables
     // are created in the block that writes seq 1), so probing a minted but unused id creates nothing.
     if (isWritten(ctx.storage.sql)) {
@@ -144,6 +142,26 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * The one path of a feature's first write (docs/design.md#plugs), a session made from elsewhere
+   * (a fork): refused if this object exists, before and after `prepare`; then seq 1 on with the
+   * caller as owner, in one block with the object's tables.
+   */
+  createBy(caller: Caller, feature: string, creation: string, input: unknown): Promise<Result<Session>> {
+    return asResult(async () => {
+      const c = this.#creations.get(`${feature}/${creation}`);
+      if (!c) throw new ApiError("not_found", `no creation ${feature}/${creation}`);
+      this.#refuseExisting();
+      const prepared = c.prepare ? await c.prepare({ env: this.env, caller }, input) : input;
+      this.#refuseExisting();
+      return this.#firstWrite(({ runtime }) =>
+        commands.createdBy(this.#sql, this.#id, caller.principal, (owner) =>
+          c.write({ runtime, id: this.#id, owner }, prepared),
+        ),
+      );
+    });
+  }
+
   getSession(caller: Caller): Promise<Result<Session>> {
     return this.#rpc(caller, ({ runtime }) => runtime.session());
   }
@@ -234,45 +252,6 @@ export class SessionObject extends DurableObject<Env> {
     } catch {
       // already closed
     }
-  }
-
-  // ---- work beyond one turn: inbox, triggers, runs, waits (docs/API.md#work-beyond-one-turn) ----
-
-  resume(caller: Caller, runId: string, parsed: Parsed<{ waitId: string; text?: string }>) {
-    return this.#rpc(caller, (a) => resumeRun(a, runId, parsed));
-  }
-  postInbox(caller: Caller, input: { source: string; text: string; correlationId?: string }) {
-    return this.#rpc(caller, (a) => commands.postInbox(a, input));
-  }
-  createTrigger(caller: Caller, input: Parameters<typeof addTrigger>[1]) {
-    return this.#rpc(caller, (a) => addTrigger(a, input));
-  }
-  deleteTrigger(caller: Caller, name: string, parsed: Parsed<void>) {
-    return this.#rpc(caller, (a) => removeTrigger(a, name, parsed));
-  }
-  listTriggers(caller: Caller, page: { after: string | null; limit: number }) {
-    return this.#rpc(caller, ({ runtime, sql }) => triggersOf(runtime, sql, page));
-  }
-  listRuns(caller: Caller, page: { before: number | null; limit: number }) {
-    return this.#rpc(caller, ({ runtime, sql }) => runsOf(runtime, sql, page));
-  }
-
-  // ---- fork (docs/API.md#fork) -----------------------------------------------------------
-
-  /** The parent's side: its state as of `throughSeq`. Reads only. */
-  forkSource(caller: Caller, throughSeq: number): Promise<Result<ForkSource>> {
-    return this.#rpc(caller, ({ runtime }) => readForkSource(runtime, throughSeq));
-  }
-
-  /** The fork's side: its first events with the caller as owner, written in one block with its tables. */
-  createFork(caller: Caller, input: { source: ForkSource; directoryId?: string }): Promise<Result<Session>> {
-    return asResult(async () => {
-      this.#refuseExisting();
-      const archive = await pullParentArchive(this.env, caller, input.source);
-      this.#refuseExisting();
-      const fork = { ...input, principal: caller.principal, archive };
-      return this.#firstWrite(({ runtime }) => commands.forkOwned({ runtime, sql: this.#sql }, this.#id, fork));
-    });
   }
 
   // ---- sub-sessions: calls between objects, not from the Worker (docs/API.md#tools) -----

@@ -6,15 +6,16 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { unwrap } from "../../src/contract";
+import { pullArchive } from "../../src/features/fork/archive";
 import { createFork, type ForkSource, readForkSource } from "../../src/features/fork/commands";
-import type { Event } from "../../src/log";
+import { type Event, sha256Hex } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
-import { pullArchive } from "../../src/session/fork-archive";
 import { applyMigrations } from "../../src/storage";
 import { listFiles, readFileRow } from "../../src/tools";
 import { type Step, scriptedProvider, withSession } from "./context-harness";
 import { settledTo } from "./drive";
-import { allEvents, api, createSession, expectError, OTHER_TOKEN } from "./helpers";
+import { allEvents, api, createSession, expectError, OTHER_TOKEN, TOKEN } from "./helpers";
 import { runtimeOn } from "./runtime-on";
 
 const MODEL: ModelConfig = { provider: "openai", name: "fake", contextWindow: 32_000, maxOutputTokens: 4_000 };
@@ -99,6 +100,9 @@ function twoCalls(): ModelProvider {
 
 const responses = (events: Event[]) =>
   events.flatMap((e) => (e.content?.type === "functionResponse" ? [e.content] : []));
+
+const stubOf = (id: string) => env.SESSIONS.get(env.SESSIONS.idFromString(id));
+const caller = { principal: sha256Hex(TOKEN) };
 
 describe("fork inside an open turn", () => {
   it("a dispatched call is interrupted, an undispatched one rejected, and the turn closes stopped", async () => {
@@ -302,7 +306,7 @@ describe("a fork's archive", () => {
       async (h) => {
         await h.runTurn("read the big file");
         const source = readForkSource(h.runtime, h.runtime.summary!.highWater);
-        // The fork's object copies the bytes from the parent a page per reply (session/fork-archive.ts).
+        // The fork's object copies the bytes from the parent a page per reply (features/fork/archive.ts).
         const archive = await pullArchive(
           async (sha, offset, limit) => ({
             ok: true,
@@ -330,6 +334,21 @@ describe("a fork's archive", () => {
 });
 
 describe("POST /fork", () => {
+  it("the object's creation path refuses an object that exists (409) and a creation no feature names (404); neither writes", async () => {
+    const parent = await createSession({ title: "parent" });
+    const source = unwrap(await stubOf(parent.id).call(caller, "fork", "source", { throughSeq: 1 }));
+    const existing = await createSession({ title: "taken" });
+    const taken = await stubOf(existing.id).createBy(caller, "fork", "fork", { source });
+    expect(taken.ok ? null : taken.error.code).toBe("conflict");
+    expect((await allEvents(existing.id)).length).toBe(1);
+
+    const fresh = env.SESSIONS.newUniqueId();
+    const unknown = await env.SESSIONS.get(fresh).createBy(caller, "fork", "nope", { source });
+    expect(unknown.ok ? null : unknown.error.code).toBe("not_found");
+    const made = await env.SESSIONS.get(fresh).createBy(caller, "fork", "fork", { source });
+    expect((unwrap(made) as { forkedFrom: unknown }).forkedFrom).toMatchObject({ sessionId: parent.id, throughSeq: 1 });
+  });
+
   it("answers 201 with an idle session whose seq 1 names the parent; bad input is 400 and writes nothing", async () => {
     const parent = await createSession({ title: "parent" });
     await api(`/v1/sessions/${parent.id}/messages`, { method: "POST", json: { text: "write a note" } });

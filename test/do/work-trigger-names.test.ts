@@ -36,7 +36,11 @@ describe("trigger names", () => {
     const caller = { principal: sha256Hex(TOKEN) };
     // What older edges let through: the object itself takes any stored name.
     for (const name of [".", "..", ".x"]) {
-      const r = await stubOf(s.id).createTrigger(caller, { name, text: "tick", schedule: { everySeconds: 1 } });
+      const r = await stubOf(s.id).call(caller, "work", "createTrigger", {
+        name,
+        text: "tick",
+        schedule: { everySeconds: 1 },
+      });
       expect(r.ok).toBe(true);
     }
     expect(await namesOf(s.id)).toEqual([".", "..", ".x"]);

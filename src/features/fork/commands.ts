@@ -37,7 +37,7 @@ export type ForkSource = {
   openTurn: Base | null;
   /**
    * Archived results the prefix shows as placeholders, by reference: the fork copies their bytes
-   * from the parent page by page (`session/fork-archive.ts`), so its `archive://` refs resolve and
+   * from the parent page by page (`./archive.ts`), so its `archive://` refs resolve and
    * no reply carries them all.
    */
   archive: ArchiveRef[];

@@ -79,12 +79,3 @@ export function resolveWith(read: (sha256: string) => string | null) {
     return value.$blob.mediaType.startsWith("application/json") ? JSON.parse(text) : text;
   };
 }
-
-/** Messages a fork's context starts with (after its system message), as plain text for a first compaction. */
-export function renderPrefix(messages: NeutralMessage[]): string {
-  return messages
-    .map((m) =>
-      typeof m.content === "string" ? `[${m.role}] ${m.content}` : `[${m.role}] ${JSON.stringify(m.content)}`,
-    )
-    .join("\n");
-}

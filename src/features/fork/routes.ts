@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { unwrap } from "../../contract";
+import { type Result, unwrap } from "../../contract";
 import { readJson } from "../../http/body";
 import { createRegistered, mintSessionId } from "../../http/create-session";
 import { resource } from "../../http/routing";
@@ -20,7 +20,7 @@ export function forkRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/fork", {
     POST: async (c) => {
       const body = parseInput(ForkBody, await readJson(c, undefined));
-      const source = unwrap(await c.get("session").forkSource(callerOf(c), body.throughSeq)) as ForkSource;
+      const source = unwrap(await c.get("session").call(callerOf(c), "fork", "source", body)) as ForkSource;
       // A fork stays in its parent's jurisdiction (docs/API.md §2): the body cannot ask for another.
       const { namespace, id } = mintSessionId(c.env, source.options.jurisdiction as Jurisdiction | undefined);
       const hint =
@@ -31,10 +31,10 @@ export function forkRoutes(app: EdgeApp): void {
         register: () => directory.add(id.toString(), null, new Date().toISOString()),
         // A fork is a session like any other: it records its owner's directory, for its children.
         create: () =>
-          stub.createFork(callerOf(c), {
+          stub.createBy(callerOf(c), "fork", "fork", {
             source,
             directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
-          }),
+          }) as Promise<Result<Session>>,
         unregister: () => directory.remove(id.toString()),
       });
       return c.json(session, 201);

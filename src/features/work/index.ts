@@ -3,7 +3,7 @@ import type { Feature } from "../types";
 import { applyWorkEvents, catchUpWork, nextTriggerDue, oldestQueuedRun, touchesWorkEvents } from "./cache";
 import { startQueuedRun } from "./commands";
 import { workRoutes } from "./routes";
-import { fireTriggers } from "./rpc";
+import { fireTriggers, workOperations } from "./rpc";
 
 export const work: Feature = {
   name: "work",
@@ -22,4 +22,5 @@ export const work: Feature = {
     startQueuedRun(host.runtime, host.sql);
   },
   afterTurn: ({ runtime, sql }) => startQueuedRun(runtime, sql),
+  operations: workOperations,
 };

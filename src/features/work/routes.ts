@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, IdempotencyKey, MAX_TEXT_BYTES, MessageText, unwrap, utf8Bytes } from "../../contract";
 import { readJson, readNoBody } from "../../http/body";
 import { resource } from "../../http/routing";
-import { parseInput, queryInt } from "../../http/schemas";
+import { parseInput, queryInt, ResumeRun } from "../../http/schemas";
 import { parsedBody } from "../../http/turns";
 import { callerOf, type EdgeApp, type EdgeContext } from "../../http/types";
 // The pure schedule module only: the edge must not load the runtime (and its SQL migrations).
@@ -67,7 +67,7 @@ async function bodyOf<T extends z.ZodType>(c: EdgeContext, schema: T): Promise<z
 /** 204 once the trigger fires no more; one RPC, in which the object looks it up before a bad body (§7.1). */
 async function removeTrigger(c: EdgeContext, name: string): Promise<Response> {
   const body = await parsedBody(() => readNoBody(c));
-  unwrap(await c.get("session").deleteTrigger(callerOf(c), name, body));
+  unwrap(await c.get("session").call(callerOf(c), "work", "deleteTrigger", { name, parsed: body }));
   return c.body(null, 204);
 }
 
@@ -76,7 +76,7 @@ export function workRoutes(app: EdgeApp): void {
   resource(app, "/v1/sessions/:id/inbox", {
     POST: async (c) => {
       const body = await bodyOf(c, InboxMessage);
-      return c.json(unwrap(await c.get("session").postInbox(callerOf(c), body)), 202);
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "work", "inbox", body)), 202);
     },
   });
 
@@ -84,13 +84,13 @@ export function workRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const q = parseInput(TriggersQuery, c.req.query(), "query");
       const page = { after: q.after ?? null, limit: q.limit ?? DEFAULT_PAGE };
-      return c.json(unwrap(await c.get("session").listTriggers(callerOf(c), page)));
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "work", "triggers", page)));
     },
     POST: async (c) => {
       const body = await bodyOf(c, CreateTrigger);
       if ("at" in body.schedule && Date.parse(body.schedule.at) <= Date.now())
         throw new ApiError("bad_request", "schedule.at: is in the past");
-      return c.json(unwrap(await c.get("session").createTrigger(callerOf(c), body)), 201);
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "work", "createTrigger", body)), 201);
     },
     // `?name=` (percent-encoded, decoded once): reaches any trigger, also one named `.` or `..`
     // by older code, which no path can name after URL normalisation (docs/API.md#work-beyond-one-turn).
@@ -105,7 +105,17 @@ export function workRoutes(app: EdgeApp): void {
     GET: async (c) => {
       const q = parseInput(RunsQuery, c.req.query(), "query");
       const page = { before: q.before ?? null, limit: q.limit ?? DEFAULT_PAGE };
-      return c.json(unwrap(await c.get("session").listRuns(callerOf(c), page)));
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "work", "runs", page)));
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/runs/:runId/resume", {
+    // docs/API.md §6, §7.33: 202 `{ seq }`. One RPC: the object looks the run up before it
+    // answers a bad body, invalid JSON included (docs/API.md#resume: 404 before 400).
+    POST: async (c) => {
+      const runId = c.req.param("runId") ?? "";
+      const parsed = await parsedBody(() => bodyOf(c, ResumeRun));
+      return c.json(unwrap(await c.get("session").call(callerOf(c), "work", "resume", { runId, parsed })), 202);
     },
   });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FEATURES, type Feature, featuresDue } from "../../../src/features";
 import { createApp } from "../../../src/http";
+import { creationsOf, operationsOf } from "../../../src/session/feature";
 import type { SqlLike } from "../../../src/storage/sql";
 import { BUILTIN_TOOLS, buildStaticTools, defineTool } from "../../../src/tools";
 
@@ -41,9 +42,26 @@ describe("features mounted from the list handed down", () => {
       "/v1/sessions/:id/records/:topic",
       "/v1/sessions/:id/records/:topic/entries",
       "/v1/sessions/:id/fork",
+      "/v1/sessions/:id/runs/:runId/resume",
     ])
       expect(paths).toContain(p);
-    expect(new Set(createApp([]).routes.map((r) => r.path))).not.toContain("/v1/sessions/:id/records");
+    const bare = new Set(createApp([]).routes.map((r) => r.path));
+    expect(bare).not.toContain("/v1/sessions/:id/records");
+    // A run's wait is resumed through the work feature that owns the runs, not by the core edge.
+    expect(bare).not.toContain("/v1/sessions/:id/runs/:runId/resume");
+  });
+
+  it("an object operation or creation named twice throws at start-up naming it", () => {
+    const write = () => ({}) as never;
+    const twice = (f: Feature) => [f, { ...f }];
+    expect(() => operationsOf(twice({ name: "a", operations: { go: () => 1 } }))).toThrow(
+      /the operation "a\/go" is defined twice/,
+    );
+    expect(() => creationsOf(twice({ name: "b", creations: { make: { write } } }))).toThrow(
+      /the creation "b\/make" is defined twice/,
+    );
+    expect([...creationsOf(FEATURES).keys()]).toContain("fork/fork");
+    expect([...operationsOf(FEATURES).keys()]).toEqual(expect.arrayContaining(["work/resume", "fork/source"]));
   });
 
   it("the alarm is due at the earliest time any feature asks for, or never", () => {

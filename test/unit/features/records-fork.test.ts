@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { foldWorkspace, renderPrefix, resolveWith } from "../../../src/features/fork/facts";
+import { foldWorkspace, resolveWith } from "../../../src/features/fork/facts";
 import { decideEntry, decideRevision, TOPIC } from "../../../src/features/records/facts";
 import type { Event } from "../../../src/log";
+import { renderPrefix } from "../../../src/runtime/prefix-cache";
 
 describe("record decisions", () => {
   const fresh = { revision: 0, coversEntry: 0, entries: 0 };

@@ -3,9 +3,9 @@
  * shows as placeholders; the fork copies their bytes from the parent a page at a time, so no RPC
  * reply carries more than one page, however many results the parent archived.
  */
-import { ApiError, type Result } from "../contract";
-import type { ArchiveRef, ForkSource } from "../features/fork/commands";
-import type { Caller } from "./ownership";
+import { ApiError, type Result } from "../../contract";
+import type { Caller } from "../../session/ownership";
+import type { ArchiveRef, ForkSource } from "./commands";
 
 /** The largest page one reply carries. */
 export const ARCHIVE_PAGE_BYTES = 1_048_576;
