@@ -4,7 +4,10 @@
  * error for that request, so the call fails at once instead of at its timeout.
  */
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { MCP_LIMITS, type McpConnectionDeps } from "./client";
+import { MCP_LIMITS } from "./limits";
+
+/** What a bounded fetch needs: the Worker's own fetch. */
+type FetchDeps = { fetch: typeof fetch };
 
 /**
  * Fetch for a server: its configured origin only (configuring it is what allows it), no redirects
@@ -12,7 +15,7 @@ import { MCP_LIMITS, type McpConnectionDeps } from "./client";
  * answer) is answered at once through the stream itself (`sseAnswer`): the SDK would only report
  * the stream's error and leave the call waiting for its timeout.
  */
-export function boundedFetch(deps: McpConnectionDeps, origin: string): typeof fetch {
+export function boundedFetch(deps: FetchDeps, origin: string): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.origin !== origin) throw new Error("a request to another origin than the server's configured URL");
@@ -34,7 +37,7 @@ const OAUTH_RESPONSE_BYTES = 256 * 1024;
  * origins in `allowed` only (the MCP server's, then those its discovery names, added as they are
  * named), no redirects, answers cut at 256 KiB.
  */
-export function oauthFetch(deps: Pick<McpConnectionDeps, "fetch">, allowed: ReadonlySet<string>): typeof fetch {
+export function oauthFetch(deps: FetchDeps, allowed: ReadonlySet<string>): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (!allowed.has(url.origin)) throw new Error("a request to an origin discovery did not name");

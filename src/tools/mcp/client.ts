@@ -10,19 +10,13 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { z } from "zod";
 import { substituteSecrets } from "../secrets";
 import { boundedFetch, TOO_LARGE } from "./bounded-fetch";
+import { MCP_LIMITS } from "./limits";
+
+export { MCP_LIMITS } from "./limits";
+
 import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
 import { NeedsAuthorization } from "./oauth";
-
-/** Bounds on what a server may send (docs/API.md#mcp-servers). */
-export const MCP_LIMITS = {
-  /** Bytes of one HTTP answer: a result like `http_fetch`'s body, a listing page. */
-  responseBytes: 10 * 1024 * 1024,
-  listPages: 100,
-  /** Tools kept from one server (after its `tools` filter). */
-  toolsPerServer: 1000,
-  listTimeoutMs: 15_000,
-};
 
 export type ListedTool = {
   name: string;
