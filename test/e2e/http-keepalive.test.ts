@@ -178,23 +178,10 @@ describe("keep-alive connections after early answers (real wrangler dev)", () =>
     }
   });
 
-  it("a broken chunked body (bad chunk framing) is answered 400, not 500", async () => {
-    const head = [
-      "POST /v1/sessions HTTP/1.1",
-      `Host: 127.0.0.1:${worker.port}`,
-      `Authorization: Bearer ${TOKEN}`,
-      "Content-Type: application/json",
-      "Transfer-Encoding: chunked",
-      "",
-      "",
-    ].join("\r\n");
-    const answer = await raw(worker.port, `${head}5\r\n{"tit\r\nZZ-not-a-size\r\n\r\n`, /\r\n\r\n[\s\S]*\}/);
-    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
-    expect(status).not.toBe(500);
-    expect(status).toBe(400);
-    const sessions = await fetch(`${worker.url}/v1/sessions`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(await sessions.json()).toEqual({ sessions: [] });
-  });
+  // A broken chunked body (bad chunk framing) no longer reaches the Worker under wrangler dev:
+  // since wrangler 4.1xx its local proxy fails the request itself ("Error inside ProxyWorker …
+  // Network connection lost", a 500 of its own, seen on 4.164.0). What the Worker answers to a
+  // body it cannot read (400 bad_request, not 500) is tested on the app in test/unit/http/edge.test.ts.
 
   it("an unconfigured default provider falls back to demo, and the start log says why", async () => {
     expect(worker.logs()).toMatch(
