@@ -8,7 +8,6 @@
 
 import { rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePersistDir, startWrangler, type Wrangler } from "./harness/wrangler";
 
@@ -18,23 +17,6 @@ const OVER_LIMIT = 1_048_577;
 type Answer = { status: number; body: string; reusedSocket: boolean };
 
 /** One request on `agent` (one socket, kept alive); resolves with the whole answer. */
-/** Writes raw bytes on a fresh TCP connection and resolves with everything read until it closes or `until` matches. */
-function raw(port: number, bytes: string, until: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
-    let got = "";
-    socket.on("data", (d: Buffer) => {
-      got += d.toString("utf8");
-      if (until.test(got)) {
-        socket.destroy();
-        resolve(got);
-      }
-    });
-    socket.on("end", () => resolve(got));
-    socket.on("error", reject);
-  });
-}
-
 function send(
   agent: Agent,
   base: string,
