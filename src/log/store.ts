@@ -5,6 +5,7 @@ import { BlobStore } from "./blobs";
 import { type EventRow, externalize, insertEvent, nowIso, parseRow, serializeRow } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 import { modelViewOf } from "./model-view";
+import { ModelViewReads, type ViewPage } from "./model-view-reads";
 import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";
 import { chainProblems } from "./verify";
 
@@ -22,10 +23,10 @@ export type Writes = (events: Event[]) => void;
  */
 export class EventStore {
   #head: Head | null = null;
-  #viewReady = false;
   /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
   #suffix: { from: number; events: Event[] } | null = null;
   readonly blobs: BlobStore;
+  readonly #view: ModelViewReads;
 
   constructor(
     private readonly sql: SqlLike,
@@ -33,6 +34,7 @@ export class EventStore {
     private readonly transactionSync: <T>(fn: () => T) => T,
   ) {
     this.blobs = new BlobStore(sql);
+    this.#view = new ModelViewReads(sql, transactionSync, () => this.head().highWater);
   }
 
   head(): Head {
@@ -171,98 +173,20 @@ export class EventStore {
 
   /**
    * What the model context is built from: visible events after `after`, plus the hidden
-   * `modelRequest` markers, which tell where input arrived while the model was answering.
-   * Read through the model view: an offloaded result comes back holding its placeholder, and
-   * its logged body is never read, so a build costs the same with 3 or 300 results archived.
-   * `through` bounds it (a fork reads to its `throughSeq`, not the head).
+   * `modelRequest` markers, read through the model view (./model-view-reads.ts).
    */
   readContextEventsAfter(after: number, through = Number.MAX_SAFE_INTEGER): Event[] {
-    this.#ensureModelView();
-    // COALESCE evaluates lazily: an event with a view row never has its own body or digest read
-    // (the digest column follows the body in the row, so reading it would walk the body too).
-    return this.sql
-      .exec<EventRow>(
-        `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
-         FROM events e LEFT JOIN model_view v ON v.seq = e.seq
-         WHERE e.seq > ? AND e.seq <= ? AND (e.visibility = 'visible' OR e.kind = 'modelRequest') ORDER BY e.seq`,
-        after,
-        through,
-      )
-      .toArray()
-      .map(parseRow);
+    return this.#view.contextEventsAfter(after, through);
   }
 
-  /**
-   * Events after `after` through `through`, every visibility, read through the model view (an
-   * offloaded result holds its placeholder), ascending; stops after the row that brings the
-   * bodies read past `maxBytes` (at least one event), or at `maxEvents`; `more` unless it read
-   * through `through`. For readers that show what the model saw
-   * (docs/API.md#chat-ai-sdk-ui-message-stream).
-   */
-  readViewAfter(
-    after: number,
-    through: number,
-    maxEvents: number,
-    maxBytes: number,
-  ): { events: Event[]; more: boolean } {
-    this.#ensureModelView();
-    const out: Event[] = [];
-    let bytes = 0;
-    // Rows are read one at a time: the page stops before SQLite reads further bodies.
-    for (const row of this.sql.exec<EventRow>(
-      `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
-       FROM events e LEFT JOIN model_view v ON v.seq = e.seq
-       WHERE e.seq > ? AND e.seq <= ? ORDER BY e.seq LIMIT ?`,
-      after,
-      through,
-      maxEvents,
-    )) {
-      out.push(parseRow(row));
-      bytes += row.body.length;
-      if (bytes > maxBytes) return { events: out, more: true };
-    }
-    return { events: out, more: out.length === maxEvents };
+  /** A page of events of every visibility as the model saw them (./model-view-reads.ts). */
+  readViewAfter(after: number, through: number, maxEvents: number, maxBytes: number): ViewPage {
+    return this.#view.pageAfter(after, through, maxEvents, maxBytes);
   }
 
-  /** Rebuilds the model view from the log when it is not known to be complete (upgraded or lost). */
-  #ensureModelView(): void {
-    if (this.#viewReady) return;
-    const built = this.sql.exec("SELECT 1 AS ok FROM caches WHERE name = 'model_view'").toArray().length > 0;
-    if (!built) this.rebuildModelView();
-    this.#viewReady = true;
-  }
-
-  /**
-   * Rewrites the model view from the log in one transaction, a page of offloaded results at a
-   * time (only their rows leave SQLite). The view is a cache: dropping it loses nothing.
-   */
+  /** Rewrites the model view from the log (a cache: dropping it loses nothing). */
   rebuildModelView(): void {
-    this.transactionSync(() => {
-      this.sql.exec("DELETE FROM model_view");
-      let after = 0;
-      for (;;) {
-        const page = this.#rows(
-          "kind = 'functionResponse' AND author <> 'model' AND seq > ? AND json_extract(body, '$.actions.stateDelta.offload.sha256') IS NOT NULL ORDER BY seq LIMIT 64",
-          after,
-        );
-        for (const row of page) {
-          const view = modelViewOf(JSON.parse(row.body) as Event);
-          if (view)
-            this.sql.exec(
-              "INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)",
-              row.seq,
-              canonical(view),
-              row.digest,
-            );
-        }
-        if (page.length < 64) break;
-        after = page[page.length - 1]!.seq;
-      }
-      this.sql.exec(
-        "INSERT OR REPLACE INTO caches (name, built_through) VALUES ('model_view', ?)",
-        this.head().highWater,
-      );
-    });
+    this.#view.rebuild();
   }
 
   get(seq: number): Event | null {
