@@ -16,7 +16,7 @@ export { MCP_LIMITS } from "./limits";
 
 import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
-import { NeedsAuthorization } from "./oauth";
+import { NeedsAuthorization } from "./oauth-grants";
 
 export type ListedTool = {
   name: string;

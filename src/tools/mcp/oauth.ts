@@ -24,56 +24,25 @@ import type {
 import { oauthFetch } from "./bounded-fetch";
 import type { McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
+import {
+  AUTHORIZE_TTL_MS,
+  DEPLOYMENT_OWNER,
+  type McpTokenStore,
+  NeedsAuthorization,
+  type PendingAuthorization,
+  REFRESH_MARGIN_MS,
+  type StoredGrant,
+} from "./oauth-grants";
 
-/** How long an authorization started by `POST /v1/mcp/:server/authorize` may be finished. */
-export const AUTHORIZE_TTL_MS = 10 * 60 * 1000;
-/** A token this close to its expiry is refreshed before it is used. */
-export const REFRESH_MARGIN_MS = 60 * 1000;
-/** Whose grants: a principal's, or the deployment's (client credentials). */
-export const DEPLOYMENT_OWNER = "deployment";
-
-/** What one server's grant needs to be used and refreshed. Never leaves the store but to a connection. */
-export type StoredGrant = {
-  tokens: OAuthTokens;
-  /** ms since the epoch, or null when the server said nothing. */
-  expiresAt: number | null;
-  /** When it is refreshed before use (ms since the epoch). */
-  refreshAt?: number;
-  client: OAuthClientInformationMixed;
-  issuer: string;
-  metadata: AuthorizationServerMetadata | null;
-  resource: string;
+export {
+  AUTHORIZE_TTL_MS,
+  DEPLOYMENT_OWNER,
+  type McpTokenStore,
+  NeedsAuthorization,
+  type PendingAuthorization,
+  REFRESH_MARGIN_MS,
+  type StoredGrant,
 };
-
-/** An authorization under way, bound to the principal that started it. */
-export type PendingAuthorization = {
-  server: string;
-  principal: string;
-  verifier: string;
-  redirectUri: string;
-  client: OAuthClientInformationMixed;
-  issuer: string;
-  metadata: AuthorizationServerMetadata | null;
-  resource: string;
-  expiresAt: number;
-};
-
-/** The token store (a Durable Object of its own: src/session/token-object.ts). */
-export type McpTokenStore = {
-  get(owner: string, server: string): Promise<StoredGrant | null>;
-  put(owner: string, server: string, grant: StoredGrant): Promise<void>;
-  delete(owner: string, server: string): Promise<void>;
-  putPending(state: string, pending: PendingAuthorization): Promise<void>;
-  /** The pending authorization of `state`, removed in the same step (a state is used once). */
-  takePending(state: string): Promise<PendingAuthorization | null>;
-};
-
-/** Why no token: the user must authorize (again), shown as the server's `unavailable` reason. */
-export class NeedsAuthorization extends Error {
-  constructor(server: string) {
-    super(`MCP server ${server} needs authorization`);
-  }
-}
 
 export type OAuthDeps = McpConnectionDeps & { store: McpTokenStore; now: () => number };
 
