@@ -18,7 +18,14 @@ export default defineConfig({
               id.endsWith(".sql") ? { code: `export default ${JSON.stringify(code)};`, map: null } : undefined,
           },
         ],
-        test: { name: "unit", include: ["test/unit/**/*.test.ts", "src/**/*.test.ts"], environment: "node" },
+        test: {
+          name: "unit",
+          // A feature's tests live together in test/features/<name>/: plain `*.test.ts` run in Node,
+          // `*.do.test.ts` inside workerd, `*.e2e.test.ts` against real wrangler processes.
+          include: ["test/unit/**/*.test.ts", "src/**/*.test.ts", "test/features/**/*.test.ts"],
+          exclude: ["test/features/**/*.do.test.ts", "test/features/**/*.e2e.test.ts"],
+          environment: "node",
+        },
       },
       {
         plugins: [
@@ -38,7 +45,7 @@ export default defineConfig({
         ],
         test: {
           name: "do",
-          include: ["test/do/**/*.test.ts"],
+          include: ["test/do/**/*.test.ts", "test/features/**/*.do.test.ts"],
           exclude: ["test/do/skills/**"],
           testTimeout: 30_000,
         },
@@ -67,7 +74,7 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
-          include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts"],
+          include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts", "test/features/**/*.e2e.test.ts"],
           // The console is built once here; test wrangler processes never build or watch.
           globalSetup: ["test/e2e/global-setup.ts"],
           environment: "node",
