@@ -1,16 +1,24 @@
 /**
- * What the runtime remembers about the object's one alarm (docs/design.md#where-things-live):
- * the running slice's lease, what the last slice asked for when it ended, and the outbox's
- * retry. All memory: after a restart the stored alarm stands for them (`adopt`). The due times
- * are gathered here and handed to the pure `nextAlarm`.
+ * The object's one alarm (docs/design.md#where-things-live): what the runtime remembers about it
+ * (the running slice's lease, what the last slice asked for when it ended, the outbox's retry),
+ * the due times gathered from every part and handed to the pure `nextAlarm`, and the only calls
+ * of `setAlarm`/`deleteAlarm`. All memory: after a restart the stored alarm stands for it (`adopt`).
  */
 
 import { hasChildrenWork, type SessionSummary } from "../projections";
-import type { SqlLike } from "../storage";
-import { type AlarmDues, dueFloors, type Firing, loopDue, outboxDue } from "./alarm";
+import { type AlarmDues, dueFloors, type Firing, loopDue, nextAlarm, outboxDue } from "./alarm";
 import { outboxDelay } from "./children";
+import type { RuntimeDeps } from "./deps";
 import type { RuntimeFeature } from "./feature";
 import { featuresDue } from "./feature-hooks";
+
+/** What the owner reads and writes: the summary as last committed, the clock, the dues' sources and the alarm. */
+export type AlarmPort = {
+  readonly summary: SessionSummary | null;
+  readonly features: readonly RuntimeFeature[];
+  readonly deps: Pick<RuntimeDeps, "sql" | "traceExportDue" | "setAlarm" | "deleteAlarm">;
+  now(): number;
+};
 
 export class AlarmOwner {
   /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
@@ -23,18 +31,13 @@ export class AlarmOwner {
   /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
   #fired: Firing | null = null;
 
-  /** The alarm fired at `now`, with the log's head at `head`. */
-  fired(now: number, head: number): void {
-    this.#fired = { at: now, head };
-  }
-
-  /** The earliest each part may be due now. */
-  floors(head: number, now: number): Record<keyof AlarmDues, number> {
-    return dueFloors(this.#fired, head, now);
-  }
+  constructor(private readonly port: AlarmPort) {}
 
   /** The due time of everything the object owes a wake-up for. */
-  dues(s: SessionSummary | null, sql: SqlLike, now: number, features: readonly RuntimeFeature[]): AlarmDues {
+  dues(): AlarmDues {
+    const { port } = this;
+    const s = port.summary;
+    const now = port.now();
     const turn = s?.openTurn ?? null;
     const blocked = !!s && (s.pendingApprovals.length > 0 || !!turn?.wait);
     const loop = loopDue(
@@ -47,20 +50,45 @@ export class AlarmOwner {
     );
     return {
       loop,
-      trigger: featuresDue(sql, features, s, now),
+      trigger: featuresDue(port.deps.sql, port.features, s, now),
       outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
+      traceExport: port.deps.traceExportDue?.() ?? null,
     };
   }
 
-  /** The running slice holds the loop until `at`; null when no slice runs. */
-  lease(at: number | null): void {
+  /**
+   * The only writer of the object's alarm: the earliest of `dues()` past its floor, or none. Every
+   * part that changes what is owed calls it, so no writer can drop another part's wake-up.
+   */
+  arm(): Promise<void> {
+    const now = this.port.now();
+    const floors = dueFloors(this.#fired, this.port.summary?.highWater ?? 0, now);
+    const at = nextAlarm(this.dues(), now, floors);
+    return at === null ? this.port.deps.deleteAlarm() : this.port.deps.setAlarm(at);
+  }
+
+  /** The platform fired the alarm: nothing is due again within the floor of this firing. */
+  fired(): void {
+    this.#fired = { at: this.port.now(), head: this.port.summary?.highWater ?? 0 };
+  }
+
+  /** The running slice holds the loop until `at` (the dead-man switch). */
+  lease(at: number): Promise<void> {
     this.#lease = at;
+    return this.arm();
+  }
+
+  /** No slice runs any more: its lease is gone. */
+  release(): void {
+    this.#lease = null;
   }
 
   /** The slice ended: the next is due at `wake`, or, parked, once a command moves the turn. */
-  endSlice(turnId: string | null, wake: number | "parked"): void {
+  endSlice(wake: number | "parked"): Promise<void> {
+    const turnId = this.port.summary?.openTurn?.turnId ?? null;
     this.#lease = null;
     this.#wake = turnId ? { turnId, at: wake } : null;
+    return this.arm();
   }
 
   /** A slice starts: it decides afresh, whatever the last one asked for. */
@@ -69,21 +97,29 @@ export class AlarmOwner {
   }
 
   /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
-  kick(): void {
+  kick(): Promise<void> {
     if (this.#wake?.at === "parked") this.#wake = null;
+    return this.arm();
   }
 
-  /** After a restart: the stored alarm is what the last incarnation owed, so it is kept. */
-  adopt(stored: number | null, s: SessionSummary | null): void {
-    if (stored === null) return;
-    const turn = s?.openTurn;
-    if (turn && !this.#wake && this.#lease === null) this.#wake = { turnId: turn.turnId, at: stored };
-    if (this.#outboxAt === null && hasChildrenWork(s?.children)) this.#outboxAt = stored;
+  /**
+   * After a restart: the stored alarm is what the last incarnation owed (a retry, a backoff, a
+   * lease, the outbox), so it is kept; an open, runnable turn without one is due now.
+   */
+  async adopt(getAlarm: () => Promise<number | null>): Promise<void> {
+    const stored = await getAlarm();
+    const s = this.port.summary;
+    if (stored !== null) {
+      const turn = s?.openTurn;
+      if (turn && !this.#wake && this.#lease === null) this.#wake = { turnId: turn.turnId, at: stored };
+      if (this.#outboxAt === null && hasChildrenWork(s?.children)) this.#outboxAt = stored;
+    }
+    await this.arm();
   }
 
   /** A delivery is about to be tried: its retry is due after the backoff of the failures so far. */
-  outboxAttempt(now: number): void {
-    this.#outboxAt = now + outboxDelay(this.#outboxFailures + 1);
+  outboxAttempt(): void {
+    this.#outboxAt = this.port.now() + outboxDelay(this.#outboxFailures + 1);
   }
 
   outboxDone(delivered: boolean): void {

@@ -6,7 +6,8 @@ import type { BlobStore, EventDraft } from "../log";
 import type { SessionSummary } from "../projections";
 import type { SqlLike } from "../storage/sql";
 import type { AnyTool } from "../tools/registry";
-import type { RuntimeFeature, TurnPort } from "./feature";
+import type { RuntimeDeps } from "./deps";
+import type { RuntimeFeature, TurnBase, TurnPort } from "./feature";
 
 /** What the features show at a model call: system text in list order, and their tools. */
 export type Shown = { system: string[]; tools: AnyTool[] };
@@ -41,15 +42,33 @@ export class FeatureContext {
   }
 }
 
+/** What `beforeTurn` reads of the runtime. */
+type TurnHost = {
+  readonly deps: Pick<RuntimeDeps, "sessionId" | "store" | "principal" | "env">;
+  readonly features: readonly RuntimeFeature[];
+  readonly signal: AbortSignal;
+  now(): number;
+};
+
 /** Runs every feature's `beforeTurn` in list order and gathers their drafts. */
-export async function beforeTurnDrafts(
-  features: readonly RuntimeFeature[],
-  port: Omit<TurnPort, "slice">,
-): Promise<EventDraft[]> {
+export async function beforeTurnDrafts(rt: TurnHost, summary: SessionSummary, base: TurnBase): Promise<EventDraft[]> {
+  const blobs = rt.deps.store.blobs;
+  const port: Omit<TurnPort, "slice"> = {
+    summary,
+    options: summary.options,
+    sessionId: rt.deps.sessionId,
+    base,
+    signal: rt.signal,
+    principal: rt.deps.principal?.() ?? null,
+    env: rt.deps.env ?? {},
+    now: () => rt.now(),
+    putBlob: (data, mediaType) => blobs.put(data, mediaType),
+    readBlob: (sha256) => blobs.readText(sha256),
+  };
   const out: EventDraft[] = [];
-  for (const f of features) {
+  for (const f of rt.features) {
     if (!f.beforeTurn) continue;
-    out.push(...(await f.beforeTurn({ ...port, slice: port.summary.features?.[f.name] })));
+    out.push(...(await f.beforeTurn({ ...port, slice: summary.features?.[f.name] })));
   }
   return out;
 }

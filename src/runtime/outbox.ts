@@ -12,7 +12,7 @@ import { haltedAtFailpoint } from "./failpoints";
 export async function deliverOutbox(rt: RuntimeCtx & { arm(): Promise<void> }, alarm: AlarmOwner): Promise<void> {
   if (!hasChildrenWork(rt.summary?.children) || haltedAtFailpoint()) return;
   // Armed for the retry before anything is sent, so a kill mid-delivery comes back.
-  alarm.outboxAttempt(rt.now());
+  alarm.outboxAttempt();
   await rt.arm();
   alarm.outboxDone(await deliverChildrenWork(rt));
 }

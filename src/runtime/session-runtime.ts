@@ -5,16 +5,9 @@
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
-import {
-  type CallState,
-  type Session,
-  type SessionCreated,
-  type SessionOptions,
-  type SessionSummary,
-  toSession,
-} from "../projections";
+import { type CallState, type Session, type SessionCreated, type SessionSummary, toSession } from "../projections";
 import type { ToolDefinition } from "../tools/types";
-import { type AlarmDues, nextAlarm } from "./alarm";
+import type { AlarmDues } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
 import type { ChildReport, ChildSpawn } from "./children";
@@ -36,10 +29,6 @@ import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
 import { type ResumeInput, resume } from "./waits";
 
-export { REQUEST_ID } from "./commands";
-export type { RuntimeConfig, RuntimeDeps } from "./deps";
-export { BASE_SYSTEM_PROMPT } from "./system-prompt";
-
 /** How long a lease alarm waits before a dead loop is picked up again. */
 export const LEASE_MS = DEFAULT_POLICY.leaseMs;
 
@@ -58,7 +47,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #chain = new ChainCheck();
   #abort = new AbortController();
   readonly attachedChildren = new Set<string>();
-  readonly #alarm = new AlarmOwner();
+  readonly #alarm: AlarmOwner;
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
   readonly #tools: TurnTools;
@@ -72,6 +61,7 @@ export class SessionRuntime implements RuntimeCtx {
     this.#shown = new FeatureContext(this.features, deps.store.blobs);
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
     this.#prefix = new PrefixCache(deps.store.blobs);
+    this.#alarm = new AlarmOwner(this);
     this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
@@ -120,19 +110,7 @@ export class SessionRuntime implements RuntimeCtx {
   /** Before a turn's first model call: the MCP toolset and the features' `beforeTurn`, committed if changed. */
   async beforeTurn(base: TurnBase): Promise<void> {
     const s = this.require();
-    const drafts = await this.#tools.refresh(s, base);
-    const blobs = this.deps.store.blobs;
-    const port = { summary: s, options: s.options, sessionId: this.deps.sessionId, base, signal: this.signal };
-    drafts.push(
-      ...(await beforeTurnDrafts(this.features, {
-        ...port,
-        principal: this.deps.principal?.() ?? null,
-        env: this.deps.env ?? {},
-        now: () => this.now(),
-        putBlob: (data, mediaType) => blobs.put(data, mediaType),
-        readBlob: (sha256) => blobs.readText(sha256),
-      })),
-    );
+    const drafts = [...(await this.#tools.refresh(s, base)), ...(await beforeTurnDrafts(this, s, base))];
     if (drafts.length > 0 && this.#summary?.openTurn?.turnId === base.turnId) this.commit(drafts);
   }
 
@@ -244,77 +222,50 @@ export class SessionRuntime implements RuntimeCtx {
     return commands.childReport(this, report);
   }
 
-  // ---- the one alarm (docs/design.md#where-things-live) ---------------------------------
+  // ---- the one alarm: its owner (`alarm-owner.ts`) gathers the dues and alone sets it ------
 
-  /** The due time of everything this object owes a wake-up for. */
   dues(): AlarmDues {
-    return {
-      ...this.#alarm.dues(this.#summary, this.deps.sql, this.now(), this.features),
-      traceExport: this.deps.traceExportDue?.() ?? null,
-    };
+    return this.#alarm.dues();
   }
 
-  /**
-   * The only writer of the object's alarm: the earliest of `dues()`, or none. Every part that
-   * changes what is owed calls it, so no writer can drop another part's wake-up.
-   */
   arm(): Promise<void> {
-    const now = this.now();
-    const at = nextAlarm(this.dues(), now, this.#alarm.floors(this.#summary?.highWater ?? 0, now));
-    return at === null ? this.deps.deleteAlarm() : this.deps.setAlarm(at);
+    return this.#alarm.arm();
   }
 
-  /** The platform fired the alarm: nothing is due again within the floor of this (docs/design.md#where-things-live). */
   fired(): void {
-    this.#alarm.fired(this.now(), this.#summary?.highWater ?? 0);
+    this.#alarm.fired();
   }
 
-  /** The running slice holds the loop until `at` (the dead-man switch). */
   lease(at: number): Promise<void> {
-    this.#alarm.lease(at);
-    return this.arm();
+    return this.#alarm.lease(at);
   }
 
-  /** The slice ends: the next one is due at `wake`, or, parked, only once a command moves the turn. */
   endSlice(wake: number | "parked"): Promise<void> {
-    this.#alarm.endSlice(this.#summary?.openTurn?.turnId ?? null, wake);
-    return this.arm();
+    return this.#alarm.endSlice(wake);
   }
 
-  /** A command moved the turn: a parked loop is due again (a retry or backoff time is kept). */
   kick(): Promise<void> {
-    this.#alarm.kick();
-    return this.arm();
+    return this.#alarm.kick();
   }
 
-  /**
-   * After a restart: the stored alarm is what the last incarnation owed (a retry, a backoff, a
-   * lease, the outbox), so it is kept; an open, runnable turn without one is due now.
-   */
-  async ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
-    this.#alarm.adopt(await getAlarm(), this.#summary);
-    await this.arm();
+  ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
+    return this.#alarm.adopt(getAlarm);
   }
 
   get running(): boolean {
     return this.#slices.running;
   }
 
-  /**
-   * The object's alarm: the features' `beforeSlice` (a trigger fires, a queued run starts), the
-   * loop's slice, then `afterTurn` (docs/design.md#plugs).
-   */
+  /** The object's alarm: the features' `beforeSlice`, the loop's slice, then `afterTurn` (docs/design.md#plugs). */
   async wake(): Promise<void> {
-    const host = { runtime: this, sql: this.deps.sql };
-    for (const f of this.features) f.beforeSlice?.(host);
+    for (const f of this.features) f.beforeSlice?.({ runtime: this, sql: this.deps.sql });
     await this.alarm();
     await this.afterTurn();
   }
 
   /** After a slice or a stop: the features' `afterTurn` (a run queued behind the turn starts), then the alarm. */
   async afterTurn(): Promise<void> {
-    const host = { runtime: this, sql: this.deps.sql };
-    for (const f of this.features) f.afterTurn?.(host);
+    for (const f of this.features) f.afterTurn?.({ runtime: this, sql: this.deps.sql });
     await this.arm();
   }
 
@@ -339,5 +290,3 @@ export class SessionRuntime implements RuntimeCtx {
     return false;
   }
 }
-
-export type { SessionOptions };

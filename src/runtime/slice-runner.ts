@@ -44,7 +44,7 @@ export class SliceRunner {
         })
         .finally(() => {
           this.#loop = null;
-          owner.lease(null);
+          owner.release();
         });
       await this.#loop;
     }

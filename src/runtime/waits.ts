@@ -5,7 +5,6 @@
  */
 
 import type { CallState } from "../projections";
-import type { SqlLike } from "../storage";
 import { idempotencyKeyFor, parseToolArgs } from "../tools";
 import type { CommandCtx, RuntimeCtx } from "./deps";
 import { type Base, invalidCallDrafts } from "./drafts";
