@@ -9,34 +9,20 @@ import type {
   Event,
   EventsPage,
   FilesPage,
-  MemoryEntry,
-  MemoryPage,
-  ProviderInfo,
   RecordTopic,
   RecordView,
   Run,
   Session,
-  SessionList,
-  SessionOptions,
   SessionPatch,
-  SkillDetail,
-  SkillInfo,
-  SkillInput,
   Ticket,
   TranscriptPage,
   Trigger,
   VerifyResult,
 } from "../contract";
 import { openConnection } from "./connection";
-import { queryString, request, sessionPath } from "./http";
-import {
-  type ClientOptions,
-  type Connection,
-  type ConnectOptions,
-  newIdempotencyKey,
-  type ToolList,
-  type WebSocketConstructor,
-} from "./types";
+import { queryString, sessionPath } from "./http";
+import { PrincipalClient } from "./principal";
+import { type Connection, type ConnectOptions, newIdempotencyKey } from "./types";
 
 export type { Event } from "../contract/event";
 export type { ServerFrame } from "../contract/frames";
@@ -51,52 +37,16 @@ export * from "./types";
 /** The page size of catch-up: a full page of it is immutable and cacheable (docs/API.md §7.21). */
 export const HISTORY_PAGE = 500;
 
-/** A typed client for one Worker and one token. */
-export class HighwaterClient {
-  readonly baseUrl: string;
-  readonly #token: string | undefined;
-  readonly #fetch: (input: string, init?: RequestInit) => Promise<Response>;
-  readonly #WebSocket: WebSocketConstructor | undefined;
-
-  constructor(options: ClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
-    this.#token = options.token;
-    const f = options.fetch ?? globalThis.fetch;
-    // Browsers throw "Illegal invocation" when fetch is called with another `this`.
-    this.#fetch = (input, init) => f(input, init);
-    this.#WebSocket = options.WebSocket;
-  }
-
+/** A typed client for one Worker and one token: the principal-wide calls (`./principal.ts`), a session's, its socket. */
+export class HighwaterClient extends PrincipalClient {
   // ---- HTTP ------------------------------------------------------------------------------
 
-  createSession(options: SessionOptions = {}): Promise<Session> {
-    return this.#json("POST", "/v1/sessions", options);
-  }
-
-  listSessions(query: { limit?: number; before?: string } = {}): Promise<SessionList> {
-    return this.#json("GET", `/v1/sessions${queryString(query)}`);
-  }
-
-  /**
-   * The sub-sessions a session spawned (docs/API.md §6 spawn_session), newest first: the caller's
-   * sessions whose `parentId` is `parentId`, read through every page of the listing.
-   */
-  async listChildren(parentId: string): Promise<Session[]> {
-    const out: Session[] = [];
-    for (let before: string | undefined; ; ) {
-      const page = await this.listSessions({ limit: 100, ...(before ? { before } : {}) });
-      out.push(...page.sessions.filter((s) => s.parentId === parentId));
-      if (!page.next) return out;
-      before = page.next;
-    }
-  }
-
   getSession(id: string): Promise<Session> {
-    return this.#json("GET", sessionPath(id));
+    return this.json("GET", sessionPath(id));
   }
 
   patchSession(id: string, patch: SessionPatch): Promise<Session> {
-    return this.#json("PATCH", sessionPath(id), patch);
+    return this.json("PATCH", sessionPath(id), patch);
   }
 
   /**
@@ -105,11 +55,11 @@ export class HighwaterClient {
    * mid-body can still commit, and only the key makes retrying it safe.
    */
   sendMessage(id: string, text: string, idempotencyKey: string = newIdempotencyKey()): Promise<Accepted> {
-    return this.#json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
+    return this.json("POST", `${sessionPath(id)}/messages`, { text, idempotencyKey });
   }
 
   stop(id: string): Promise<Session> {
-    return this.#json("POST", `${sessionPath(id)}/stop`);
+    return this.json("POST", `${sessionPath(id)}/stop`);
   }
 
   /**
@@ -122,17 +72,17 @@ export class HighwaterClient {
     decision: "approve" | "reject",
     opts: { reason?: string; argsDigest?: string } = {},
   ): Promise<Session> {
-    return this.#json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, { decision, ...opts });
+    return this.json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, { decision, ...opts });
   }
 
   /** Dismisses the recovery notice at `atSeq` for every client (409 if it is not the current one). */
   dismissRecoveryNotice(id: string, atSeq: number): Promise<Session> {
-    return this.#json("POST", `${sessionPath(id)}/recovery-notice/dismiss`, { atSeq });
+    return this.json("POST", `${sessionPath(id)}/recovery-notice/dismiss`, { atSeq });
   }
 
   /** One page of events with `seq > after`, ascending. */
   events(id: string, after = 0, limit = 500): Promise<EventsPage> {
-    return this.#json("GET", `${sessionPath(id)}/events${queryString({ after, limit })}`);
+    return this.json("GET", `${sessionPath(id)}/events${queryString({ after, limit })}`);
   }
 
   /**
@@ -156,54 +106,49 @@ export class HighwaterClient {
 
   /** One page of the transcript: items after the `after` seq (`next` when more follow). */
   transcript(id: string, page: { after?: number; limit?: number } = {}): Promise<TranscriptPage> {
-    return this.#json("GET", `${sessionPath(id)}/transcript${queryString(page)}`);
+    return this.json("GET", `${sessionPath(id)}/transcript${queryString(page)}`);
   }
 
   context(id: string): Promise<ContextView> {
-    return this.#json("GET", `${sessionPath(id)}/context`);
+    return this.json("GET", `${sessionPath(id)}/context`);
   }
 
   verify(id: string): Promise<VerifyResult> {
-    return this.#json("GET", `${sessionPath(id)}/verify`);
+    return this.json("GET", `${sessionPath(id)}/verify`);
   }
 
   /** The whole log as NDJSON, one event a line, exactly as stored (and hashed). */
   async exportNdjson(id: string): Promise<string> {
-    return (await this.#request("GET", `${sessionPath(id)}/export`)).text();
+    return (await this.request("GET", `${sessionPath(id)}/export`)).text();
   }
 
   /** One page of the workspace listing, by path (`next` when more follow). */
   files(id: string, page: { after?: string; limit?: number } = {}): Promise<FilesPage> {
-    return this.#json("GET", `${sessionPath(id)}/files${queryString(page)}`);
-  }
-
-  /** The providers this Worker has credentials for; sessions may choose only these. */
-  providers(): Promise<{ providers: ProviderInfo[] }> {
-    return this.#json("GET", "/v1/providers");
+    return this.json("GET", `${sessionPath(id)}/files${queryString(page)}`);
   }
 
   /** A workspace file's content. */
   async file(id: string, path: string): Promise<string> {
     const encoded = path.split("/").map(encodeURIComponent).join("/");
-    return (await this.#request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
+    return (await this.request("GET", `${sessionPath(id)}/files/${encoded}`)).text();
   }
 
   /** Stored archive bytes (docs/API.md §2), or the range `offset`..`offset+limit`. */
   async archive(id: string, sha256: string, range: { offset?: number; limit?: number } = {}): Promise<string> {
-    return (await this.#request("GET", `${sessionPath(id)}/archive/${sha256}${queryString(range)}`)).text();
+    return (await this.request("GET", `${sessionPath(id)}/archive/${sha256}${queryString(range)}`)).text();
   }
 
   /** External input (docs/API.md §6): opens a turn or joins the open one. */
   inbox(id: string, input: { source: string; text: string; correlationId?: string }): Promise<Accepted> {
-    return this.#json("POST", `${sessionPath(id)}/inbox`, input);
+    return this.json("POST", `${sessionPath(id)}/inbox`, input);
   }
 
   fork(id: string, throughSeq: number): Promise<Session> {
-    return this.#json("POST", `${sessionPath(id)}/fork`, { throughSeq });
+    return this.json("POST", `${sessionPath(id)}/fork`, { throughSeq });
   }
 
   createTrigger(id: string, trigger: Omit<Trigger, "nextAt">): Promise<Trigger> {
-    return this.#json("POST", `${sessionPath(id)}/triggers`, trigger);
+    return this.json("POST", `${sessionPath(id)}/triggers`, trigger);
   }
 
   /** One page of the triggers, by name (docs/API.md#triggers): pass the page's `next` as `after` for the following one. */
@@ -211,45 +156,34 @@ export class HighwaterClient {
     id: string,
     query: { limit?: number; after?: string } = {},
   ): Promise<{ triggers: Trigger[]; next?: string }> {
-    return this.#json("GET", `${sessionPath(id)}/triggers${queryString(query)}`);
+    return this.json("GET", `${sessionPath(id)}/triggers${queryString(query)}`);
   }
 
   /**
    * Removes a trigger by any name it was stored under: the name travels in the query, so one
    * that a path would normalise away (`.`, `..`) is reached too (docs/API.md §7.34).
    */
-  /** The caller's memory (docs/API.md#memory): newest first, or best first with `q`. */
-  listMemory(query: { q?: string; topic?: string; limit?: number; before?: string } = {}): Promise<MemoryPage> {
-    return this.#json("GET", `/v1/memory${queryString(query)}`);
-  }
-  pinMemory(id: string, pinned: boolean): Promise<MemoryEntry> {
-    return this.#json("PATCH", `/v1/memory/${encodeURIComponent(id)}`, { pinned });
-  }
-  async forgetMemory(id: string): Promise<void> {
-    await this.#request("DELETE", `/v1/memory/${encodeURIComponent(id)}`);
-  }
-
   async deleteTrigger(id: string, name: string): Promise<void> {
-    await this.#request("DELETE", `${sessionPath(id)}/triggers${queryString({ name })}`);
+    await this.request("DELETE", `${sessionPath(id)}/triggers${queryString({ name })}`);
   }
 
   /** One page of the runs, newest first (docs/API.md#runs): pass the page's `next` as `before` for older ones. */
   runs(id: string, query: { limit?: number; before?: string } = {}): Promise<{ runs: Run[]; next?: string }> {
-    return this.#json("GET", `${sessionPath(id)}/runs${queryString(query)}`);
+    return this.json("GET", `${sessionPath(id)}/runs${queryString(query)}`);
   }
 
   /** Releases a wait (`wait_for` or a step budget) naming its current `waitId`; 409 if stale. */
   resume(id: string, runId: string, input: { waitId: string; text?: string }): Promise<{ seq: number }> {
-    return this.#json("POST", `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`, input);
+    return this.json("POST", `${sessionPath(id)}/runs/${encodeURIComponent(runId)}/resume`, input);
   }
 
   /** Work records (docs/API.md §6): the topics, one topic with its uncovered entries, a revision, an entry. */
   records(id: string): Promise<{ topics: RecordTopic[] }> {
-    return this.#json("GET", `${sessionPath(id)}/records`);
+    return this.json("GET", `${sessionPath(id)}/records`);
   }
 
   record(id: string, topic: string): Promise<RecordView> {
-    return this.#json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
+    return this.json("GET", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`);
   }
 
   /** A new revision of a topic's summary; 409 if `expectedRevision` is stale. */
@@ -258,53 +192,22 @@ export class HighwaterClient {
     topic: string,
     body: { content: string; expectedRevision: number; coversEntry?: number },
   ): Promise<{ topic: string; revision: number }> {
-    return this.#json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
+    return this.json("PUT", `${sessionPath(id)}/records/${encodeURIComponent(topic)}`, body);
   }
 
   appendRecordEntry(id: string, topic: string, body: { text: string; refs?: number[] }): Promise<unknown> {
-    return this.#json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
-  }
-
-  /** The tools a new session gets now, whatever their source (docs/API.md#tools). */
-  tools(): Promise<ToolList> {
-    return this.#json("GET", "/v1/tools");
-  }
-
-  /** The deployment's skills and the caller's own (docs/API.md#skills). */
-  skills(): Promise<{ skills: SkillInfo[] }> {
-    return this.#json("GET", "/v1/skills");
-  }
-
-  skill(name: string): Promise<SkillDetail> {
-    return this.#json("GET", `/v1/skills/${encodeURIComponent(name)}`);
-  }
-
-  /** Creates or replaces one of the caller's skills. */
-  putSkill(name: string, body: SkillInput): Promise<SkillInfo> {
-    return this.#json("PUT", `/v1/skills/${encodeURIComponent(name)}`, body);
-  }
-
-  async deleteSkill(name: string): Promise<void> {
-    await this.#request("DELETE", `/v1/skills/${encodeURIComponent(name)}`);
+    return this.json("POST", `${sessionPath(id)}/records/${encodeURIComponent(topic)}/entries`, body);
   }
 
   /** A turn's trace as OTLP/JSON (default: the last closed turn), as text to save as is. */
   async trace(id: string, turnId?: string): Promise<string> {
     const q = turnId ? `?turnId=${encodeURIComponent(turnId)}` : "";
-    return (await this.#request("GET", `${sessionPath(id)}/trace${q}`)).text();
+    return (await this.request("GET", `${sessionPath(id)}/trace${q}`)).text();
   }
 
   /** A single-use, 60 s ticket for this session's WebSocket (for browsers). */
   createTicket(id: string): Promise<Ticket> {
-    return this.#json("POST", `${sessionPath(id)}/tickets`);
-  }
-
-  async #json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    return (await (await this.#request(method, path, body)).json()) as T;
-  }
-
-  #request(method: string, path: string, body?: unknown): Promise<Response> {
-    return request({ baseUrl: this.baseUrl, token: this.#token, fetch: this.#fetch }, method, path, body);
+    return this.json("POST", `${sessionPath(id)}/tickets`);
   }
 
   // ---- WebSocket -------------------------------------------------------------------------
@@ -321,8 +224,8 @@ export class HighwaterClient {
     return openConnection(
       {
         baseUrl: this.baseUrl,
-        token: this.#token,
-        WebSocket: this.#WebSocket,
+        token: this.token,
+        WebSocket: this.WebSocket,
         createTicket: (id) => this.createTicket(id),
         history: (id, after) => this.history(id, after),
       },
