@@ -4,7 +4,11 @@
 // or a lower one; a feature folder is private to itself (only the two list modules may import it:
 // features/index.ts, the feature list, and features/objects.ts, the Durable Object classes features
 // bring); only the composition root (src/index.ts, src/worker.ts) imports a list module; and no two
-// folders import each other, directly or around a circle. Exits 1 on any violation.
+// folders import each other, directly or around a circle. Also: no module imports itself back
+// through its values (a file-level cycle over value imports), and no module under src/ passes
+// MAX_LINES lines (docs/design.md#where-things-live: a file past that is two concepts). File
+// cycles through type imports are listed, not refused (a type is gone at run time). Exits 1 on
+// any violation.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
@@ -28,6 +32,8 @@ const ROWS = {
   storage: 0,
 };
 const ROOT_FILES = new Set(["index.ts", "worker.ts"]);
+/** The most lines a module under src/ may have. */
+const MAX_LINES = 300;
 /** The list modules: each names every feature folder, and only the composition root imports them. */
 const LISTS = new Set(["features/index.ts", "features/objects.ts"]);
 
@@ -49,16 +55,35 @@ function resolveImport(from, spec) {
   return null;
 }
 
-/** Every module a file names: imports and re-exports of values and types, and `import("…")`. */
+/**
+ * Every module a file names, each with whether only types cross: imports and re-exports of values
+ * and types (`import type`, `export type`, a `{ type a, type b }` list), and `import("…")` in a type.
+ */
 function imports(file) {
   const text = readFileSync(file, "utf8")
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/^\s*\/\/.*$/gm, "");
-  const specs = [];
+  const out = [];
   const re =
-    /^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
-  for (let m = re.exec(text); m; m = re.exec(text)) specs.push(m[1] ?? m[2] ?? m[3]);
-  return specs.map((s) => resolveImport(file, s)).filter(Boolean);
+    /^\s*(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[4] || m[5]) {
+      out.push({ spec: m[4] ?? m[5], typeOnly: !!m[5] });
+      continue;
+    }
+    const named = m[2].match(/^\{([\s\S]*)\}$/);
+    const names = named
+      ? named[1]
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : [];
+    out.push({ spec: m[3], typeOnly: !!m[1] || (names.length > 0 && names.every((n) => n.startsWith("type "))) });
+  }
+  return out.flatMap(({ spec, typeOnly }) => {
+    const target = resolveImport(file, spec);
+    return target ? [{ target, typeOnly }] : [];
+  });
 }
 
 /**
@@ -80,10 +105,19 @@ function place(file) {
 const files = walk(root);
 const violations = [];
 const edges = new Map();
+/** The file graph: every import, and the value imports alone. */
+const fileGraph = new Map();
+const valueGraph = new Map();
 for (const file of files) {
   const from = place(file);
   if (from.row === null) violations.push(`${from.rel}: folder "${from.unit}" has no row in the table`);
-  for (const target of imports(file)) {
+  const lines = readFileSync(file, "utf8").split("\n").length - 1;
+  if (lines > MAX_LINES)
+    violations.push(`${from.rel}: ${lines} lines (at most ${MAX_LINES}: a file past that is two concepts)`);
+  const found = imports(file);
+  fileGraph.set(file, [...new Set(found.map((i) => i.target))]);
+  valueGraph.set(file, [...new Set(found.filter((i) => !i.typeOnly).map((i) => i.target))]);
+  for (const { target } of found) {
     const to = place(target);
     if (to.unit !== from.unit) {
       if (!edges.has(from.unit)) edges.set(from.unit, new Map());
@@ -98,43 +132,84 @@ for (const file of files) {
   }
 }
 
-// Circles between folders (Tarjan over the folder graph, value and type imports alike).
-let index = 0;
-const stack = [];
-const state = new Map();
-function strong(v) {
-  const s = { index, low: index, onStack: true };
-  index++;
-  state.set(v, s);
-  stack.push(v);
-  for (const w of edges.get(v)?.keys() ?? []) {
-    const t = state.get(w);
-    if (!t) {
-      strong(w);
-      s.low = Math.min(s.low, state.get(w).low);
-    } else if (t.onStack) s.low = Math.min(s.low, t.index);
-  }
-  if (s.low === s.index) {
-    const component = [];
-    let w;
-    do {
-      w = stack.pop();
-      state.get(w).onStack = false;
-      component.push(w);
-    } while (w !== v);
-    if (component.length > 1) {
-      const members = new Set(component);
-      const via = component.flatMap((a) =>
-        [...(edges.get(a) ?? [])].filter(([b]) => members.has(b)).map(([, example]) => `    ${example}`),
-      );
-      violations.push(`folders import each other: ${component.sort().join(", ")}\n${via.join("\n")}`);
+/** Tarjan's strongly connected components of a graph: each of more than one node (or a self-loop) is a circle. */
+function circles(graph) {
+  let index = 0;
+  const stack = [];
+  const state = new Map();
+  const out = [];
+  function strong(v) {
+    const s = { index, low: index, onStack: true };
+    index++;
+    state.set(v, s);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      const t = state.get(w);
+      if (!t) {
+        strong(w);
+        s.low = Math.min(s.low, state.get(w).low);
+      } else if (t.onStack) s.low = Math.min(s.low, t.index);
+    }
+    if (s.low === s.index) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        state.get(w).onStack = false;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || [...(graph.get(v) ?? [])].includes(v)) out.push(component);
     }
   }
+  for (const v of graph.keys()) if (!state.has(v)) strong(v);
+  return out;
 }
-for (const unit of edges.keys()) if (!state.has(unit)) strong(unit);
+
+/** One concrete loop through a component of the file graph, for the report. */
+function loopIn(graph, component) {
+  const members = new Set(component);
+  const start = component[0];
+  const path = [start];
+  const seen = new Set([start]);
+  function step(v) {
+    for (const w of graph.get(v) ?? []) {
+      if (w === start) return true;
+      if (members.has(w) && !seen.has(w)) {
+        seen.add(w);
+        path.push(w);
+        if (step(w)) return true;
+        path.pop();
+      }
+    }
+    return false;
+  }
+  step(start);
+  return [...path, start].map((f) => relative(root, f)).join(" -> ");
+}
+
+// Circles between folders (value and type imports alike).
+const folderGraph = new Map([...edges].map(([a, to]) => [a, [...to.keys()]]));
+for (const component of circles(folderGraph)) {
+  const members = new Set(component);
+  const via = component.flatMap((a) =>
+    [...(edges.get(a) ?? [])].filter(([b]) => members.has(b)).map(([, example]) => `    ${example}`),
+  );
+  violations.push(`folders import each other: ${component.sort().join(", ")}\n${via.join("\n")}`);
+}
+
+// Circles between files: through values, refused; through types only, listed.
+for (const component of circles(valueGraph))
+  violations.push(`value-import cycle (${component.length} files): ${loopIn(valueGraph, component)}`);
+const typeCycles = circles(fileGraph).filter(
+  (c) => !circles(valueGraph).some((v) => v.includes(c[0]) && v.length === c.length),
+);
+for (const component of typeCycles)
+  console.log(`note: a cycle through type imports (${component.length} files): ${loopIn(fileGraph, component)}`);
 
 if (violations.length === 0) {
-  console.log(`check-layers: 0 violations in ${files.length} files`);
+  console.log(
+    `check-layers: 0 violations in ${files.length} files (layers, private features, folder and value-import cycles, ≤${MAX_LINES} lines)`,
+  );
 } else {
   for (const v of violations) console.error(v);
   console.error(`check-layers: ${violations.length} violation(s)`);
