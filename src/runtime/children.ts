@@ -25,6 +25,7 @@ import type { ToolResult } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
 import { type Base, responseDraft } from "./drafts";
 import { ApiError } from "./errors";
+import type { RuntimeFeature } from "./feature";
 
 /** What a parent sends to create its child (idempotent: keyed by the parent and callId). */
 export type ChildSpawn = {
@@ -53,6 +54,16 @@ export type ChildrenPort = {
 /** Retry delay of the outbox after `failures` failed deliveries in a row. */
 export function outboxDelay(failures: number): number {
   return Math.min(30_000, 1_000 * 2 ** Math.max(0, failures - 1));
+}
+
+/** The options a child takes from its parent: the core's, then each feature's `inheritOptions`. */
+function inheritedOptions(features: readonly RuntimeFeature[]): string[] {
+  return [
+    "maxModelCallsPerTurn",
+    "jurisdiction",
+    "offloadThresholdBytes",
+    ...features.flatMap((f) => f.inheritOptions ?? []),
+  ];
 }
 
 /** The create a spawn sends, inheriting model, approvals, budget and jurisdiction (docs/API.md §7.31). */
@@ -85,8 +96,7 @@ export function buildChildSpawn(
   const tools = args.tools ?? o.tools;
   const approvals = (o.approvals ?? []).filter((r) => !tools || tools.includes(r.tool));
   const inherited: Record<string, unknown> = {};
-  for (const key of ["maxModelCallsPerTurn", "jurisdiction", "offloadThresholdBytes", "memory", "skills"])
-    if (o[key] !== undefined) inherited[key] = o[key];
+  for (const key of inheritedOptions(rt.deps.features ?? [])) if (o[key] !== undefined) inherited[key] = o[key];
   return {
     ok: true,
     spawn: {

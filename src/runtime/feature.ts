@@ -52,6 +52,8 @@ export type RuntimeFeature = {
   readonly name: string;
   /** Built-in tools, in the order the model sees them. */
   readonly tools?: readonly AnyTool[];
+  /** The session options of this feature a sub-session takes from its parent (docs/API.md §7.31). */
+  readonly inheritOptions?: readonly string[];
   /** Folds committed events into the feature's tables, inside the transaction that appended them. */
   readonly apply?: (sql: SqlLike, events: Event[]) => void;
   /**

@@ -6,6 +6,8 @@ import { forgetTool, recallTool, rememberTool } from "./tools";
 
 export const memory: Feature = {
   name: "memory",
+  // A sub-session sees what its parent sees (docs/API.md §7.31).
+  inheritOptions: ["memory"],
   routes: memoryRoutes,
   tools: [rememberTool, recallTool, forgetTool],
   fold: foldMemoryShown,

@@ -10,6 +10,8 @@ export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } 
 
 export const skills: Feature = {
   name: "skills",
+  // A sub-session sees what its parent sees (docs/API.md §7.31).
+  inheritOptions: ["skills"],
   routes: skillRoutes,
   // The slice is the last recorded skillset: recorded before a turn's first model call only, so
   // a turn keeps its set until it closes.

@@ -9,6 +9,7 @@ import type { ModelPart, ModelProvider } from "../../../src/model/types";
 import { type CallState, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "../../../src/runtime/deps";
 import type { FailpointId } from "../../../src/runtime/failpoints";
+import type { RuntimeFeature } from "../../../src/runtime/feature";
 import { DEFAULT_POLICY, type RuntimePolicy } from "../../../src/runtime/retry";
 import type { SqlLike } from "../../../src/storage";
 import type { ToolDefinition } from "../../../src/tools/types";
@@ -39,6 +40,7 @@ export function fakeRuntime(
     now?: () => number;
     onFailpoint?: (id: FailpointId) => void | Promise<void>;
     needsApproval?: (call: CallState) => boolean;
+    features?: readonly RuntimeFeature[];
   } = {},
 ): FakeRuntime {
   const events: Event[] = [...log];
@@ -84,6 +86,7 @@ export function fakeRuntime(
     env: {},
     onCommit: () => undefined,
     onDelta: () => undefined,
+    ...(opts.features ? { features: opts.features } : {}),
   };
   const policy = { ...DEFAULT_POLICY, ...opts.policy };
   const now = opts.now ?? (() => Date.now());

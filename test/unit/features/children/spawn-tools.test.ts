@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { spawnSessionTool } from "../../../../src/features/children/tool";
 import { buildChildSpawn } from "../../../../src/runtime/children";
+import type { RuntimeFeature } from "../../../../src/runtime/feature";
 import { parseToolArgs } from "../../../../src/tools";
 import type { ToolDefinition } from "../../../../src/tools/types";
 import { fakeRuntime } from "../../support/fake-runtime";
@@ -17,12 +18,12 @@ const mcpTool = (name: string): ToolDefinition<unknown> => ({
   run: async () => ({ status: "ok", response: null }),
 });
 
-function parent() {
+function parent(options: Record<string, unknown> = {}, features: RuntimeFeature[] = []) {
   const ev = newLog();
-  ev.created();
+  ev.created({ options });
   const delta = ev.events[0]!.actions!.stateDelta as { session: Record<string, unknown> };
   delta.session.directoryId = "d1";
-  return fakeRuntime(ev.events, { tools: [mcpTool("crm__find")] });
+  return fakeRuntime(ev.events, { tools: [mcpTool("crm__find")], features });
 }
 
 describe("spawn_session tools", () => {
@@ -36,5 +37,19 @@ describe("spawn_session tools", () => {
     expect(made).toMatchObject({ ok: true, spawn: { options: { tools: ["crm__find", "read_file"] } } });
     const refused = buildChildSpawn(parent(), { callId: "c1" }, { goal: "x", tools: ["crm__nope"] });
     expect(refused).toEqual({ ok: false, code: "unknown_tool", message: "tools: this session has no tool crm__nope" });
+  });
+
+  it("a child takes the core's options and those its features declare in inheritOptions, nothing else", () => {
+    const options = { maxModelCallsPerTurn: 5, memory: "read", skills: ["tidy"], title: "parent" };
+    const made = buildChildSpawn(
+      parent(options, [{ name: "notes", inheritOptions: ["memory"] }]),
+      { callId: "c1" },
+      {
+        goal: "x",
+      },
+    );
+    expect(made.ok && made.spawn.options).toEqual({ maxModelCallsPerTurn: 5, memory: "read" });
+    const none = buildChildSpawn(parent(options), { callId: "c1" }, { goal: "x" });
+    expect(none.ok && none.spawn.options).toEqual({ maxModelCallsPerTurn: 5 });
   });
 });
