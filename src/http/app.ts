@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import { MAX_SKILL_BODY_BYTES } from "../contract";
 import { exportStatus } from "../telemetry/export";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
@@ -22,8 +21,6 @@ import type { EdgeEnv, EdgeFeature } from "./types";
  * the methods it lacks, behind the session lookup, the features' routes among them (in list
  * order); one `onError` builds every error body.
  */
-/** A skill's text is JSON-escaped in its PUT body: room for 1 MiB of it (docs/API.md#skills). */
-const SKILL_BODY_LIMIT = { maxBytes: MAX_SKILL_BODY_BYTES, message: `body over ${MAX_SKILL_BODY_BYTES} bytes` };
 
 export function createApp(features: readonly EdgeFeature[] = []) {
   const app = new Hono<EdgeEnv>();
@@ -40,7 +37,7 @@ export function createApp(features: readonly EdgeFeature[] = []) {
     auth(),
     originGuard(),
     rateLimit(),
-    bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT, "/v1/skills/*": SKILL_BODY_LIMIT }),
+    bodyLimitEdge(Object.assign({ "/v1/chat": CHAT_BODY_LIMIT }, ...features.map((f) => f.bodyLimits ?? {}))),
   );
   app.use("/v1/sessions/:id", sessionLookup());
   app.use("/v1/sessions/:id/*", sessionLookup());

@@ -27,6 +27,8 @@ export type EdgeFeature = {
   readonly name: string;
   /** Mounts the feature's routes (behind the session lookup, before the app's 404). */
   readonly routes?: (app: EdgeApp) => void;
+  /** Bodies its routes take beyond the standard limit, by path pattern (`/v1/x/*`), drained the same way. */
+  readonly bodyLimits?: Readonly<Record<string, { maxBytes: number; message: string }>>;
 };
 
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */
