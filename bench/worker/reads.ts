@@ -7,7 +7,8 @@
 
 import type { ForkSource } from "../../src/features/fork/commands";
 import type { EventDraft, EventStore } from "../../src/log";
-import { type ChildrenPort, deliverChildrenWork } from "../../src/runtime/children";
+import { deliverChildrenWork } from "../../src/runtime/child-calls";
+import type { ChildrenPort } from "../../src/runtime/children";
 import type { SessionRuntime } from "../../src/runtime/session-runtime";
 import type { SessionObject } from "../../src/session";
 import type { Caller } from "../../src/session/ownership";

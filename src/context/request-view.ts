@@ -1,7 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { canonical, type Event, type EventStore } from "../log";
 import type { NeutralMessage, ToolSpec } from "../model/types";
-import { headMessages, MessageFold, type OffloadMark } from "../projections";
+import { headMessages, MessageFold, type OffloadMark } from "../projections/model-context";
 
 /** What a view is built on: a different value of any of these starts a new view. */
 export type ViewBase = {

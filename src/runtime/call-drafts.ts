@@ -4,7 +4,8 @@
  */
 import { argsDigest } from "../contract/digest";
 import { type EventDraft, type ResponseStatus, sha256Hex } from "../log";
-import { type CallState, INTERRUPTED_DIRECTIVE } from "../projections";
+import { INTERRUPTED_DIRECTIVE } from "../projections/recovery-plan";
+import type { CallState } from "../projections/run-state";
 import { idempotencyKeyFor } from "../tools/keys";
 import { type Base, hidden, type Ids } from "./draft-base";
 

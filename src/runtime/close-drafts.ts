@@ -4,7 +4,7 @@
  * like the other draft builders.
  */
 import type { EventDraft } from "../log";
-import { awaitsChild, type RunState } from "../projections";
+import { awaitsChild, type RunState } from "../projections/run-state";
 import { argsDigestOf, type Base, closeDraft, interruptedDraft, rejectedDraft } from "./drafts";
 
 const hidden = (base: Base, rest: Pick<EventDraft, "actions" | "content">): EventDraft => ({

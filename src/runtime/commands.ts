@@ -6,7 +6,8 @@
 import { REQUEST_ID } from "../contract";
 import type { EventDraft } from "../log";
 import type { ModelConfig } from "../model/types";
-import { projectRunState, type RunState, type Session, type SessionCreated, withArgsDigest } from "../projections";
+import { projectRunState, type RunState } from "../projections/run-state";
+import { type Session, type SessionCreated, withArgsDigest } from "../projections/summary";
 import { type ChildReport, type ChildSpawn, childCreatedDraft, receiveChildReport, sameSpawn } from "./children";
 import { failureDrafts, stopDrafts } from "./close-drafts";
 import type { CommandCtx, RuntimeCtx } from "./deps";

@@ -5,7 +5,8 @@
 
 import { projectRunState } from "../projections";
 import { parseToolArgs } from "../tools";
-import { outboxDelay, reattachChildren, stillWaitsForChild } from "./children";
+import { reattachChildren, stillWaitsForChild } from "./child-calls";
+import { outboxDelay } from "./children";
 import { failTurn } from "./commands";
 import type { RuntimeCtx } from "./deps";
 import { closeDraft, interruptedDraft, permissionRequestDraft, recoveryDrafts, rejectedDraft } from "./drafts";

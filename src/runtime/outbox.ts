@@ -5,7 +5,7 @@
 
 import { hasChildrenWork } from "../projections";
 import type { AlarmOwner } from "./alarm-owner";
-import { deliverChildrenWork } from "./children";
+import { deliverChildrenWork } from "./child-calls";
 import type { RuntimeCtx } from "./deps";
 import { haltedAtFailpoint } from "./failpoints";
 

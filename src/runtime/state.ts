@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { REQUEST_ID } from "../contract";
 import type { EventStore } from "../log";
-import { type Inflight, reduceSummaryWith, type SessionSummary, type SliceFold } from "../projections";
+import type { Inflight } from "../projections/recovery-plan";
+import { reduceSummaryWith, type SessionSummary, type SliceFold } from "../projections/summary";
 import { rows, run, type SqlLike } from "../storage";
 
 const SUMMARY_VERSION = 1;

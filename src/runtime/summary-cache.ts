@@ -5,7 +5,7 @@
  */
 import type { Event, Writes } from "../log";
 import { canonical } from "../log";
-import { reduceSummaryWith, type Session, type SessionSummary } from "../projections";
+import { reduceSummaryWith, type Session, type SessionSummary } from "../projections/summary";
 import type { SqlLike } from "../storage";
 import type { RuntimeFeature } from "./feature";
 import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";

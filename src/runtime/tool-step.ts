@@ -11,7 +11,7 @@ import {
   utf8ByteLength,
 } from "../tools";
 import type { ToolDefinition, ToolResult } from "../tools/types";
-import { spawnChild } from "./children";
+import { spawnChild } from "./child-calls";
 import type { RuntimeCtx } from "./deps";
 import {
   type Base,

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { spawnSessionTool } from "../../../../src/features/children/tool";
-import { buildChildSpawn } from "../../../../src/runtime/children";
+import { buildChildSpawn } from "../../../../src/runtime/child-calls";
 import type { RuntimeFeature } from "../../../../src/runtime/feature";
 import { parseToolArgs } from "../../../../src/tools";
 import type { ToolDefinition } from "../../../../src/tools/types";
