@@ -7,9 +7,17 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ModelConfig } from "../../src/model/types";
-import { scriptedProvider, withSession } from "./context-harness";
-import { allEvents, api, createSession, expectError, listSessionIds, OTHER_TOKEN, waitForSession } from "./helpers";
+import type { ModelConfig } from "../../../src/model/types";
+import { scriptedProvider, withSession } from "../../do/context-harness";
+import {
+  allEvents,
+  api,
+  createSession,
+  expectError,
+  listSessionIds,
+  OTHER_TOKEN,
+  waitForSession,
+} from "../../do/helpers";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };
 const post = (path: string, json?: unknown) => api(path, { method: "POST", ...(json === undefined ? {} : { json }) });

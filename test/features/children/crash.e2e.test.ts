@@ -12,8 +12,14 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Api, createApi, describeEvent, type Event, type Session } from "./harness/api";
-import { makePersistDir, restartWrangler, startFailpointSink, startWrangler, type Wrangler } from "./harness/wrangler";
+import { type Api, createApi, describeEvent, type Event, type Session } from "../../e2e/harness/api";
+import {
+  makePersistDir,
+  restartWrangler,
+  startFailpointSink,
+  startWrangler,
+  type Wrangler,
+} from "../../e2e/harness/wrangler";
 
 const TOKEN = "crash-children-token";
 const GOAL = "write down the plan";

@@ -4,7 +4,7 @@
  * (waiting, the child's outbox, the parent's stops). Hand-written logs, no I/O.
  */
 import { describe, expect, it } from "vitest";
-import type { Event } from "../../../../src/log";
+import type { Event } from "../../../src/log";
 import {
   buildRecoveryPlan,
   type CallState,
@@ -15,10 +15,10 @@ import {
   reduceSummary,
   type SessionSummary,
   toSession,
-} from "../../../../src/projections";
-import type { SliceHead } from "../../../../src/runtime/plan";
-import { type LogBuilder, newLog } from "../../support/fixtures";
-import { plan, suffix } from "../../support/plan";
+} from "../../../src/projections";
+import type { SliceHead } from "../../../src/runtime/plan";
+import { type LogBuilder, newLog } from "../../unit/support/fixtures";
+import { plan, suffix } from "../../unit/support/plan";
 
 const needsApproval = (_call: CallState) => false;
 
@@ -141,7 +141,7 @@ describe("planNextStep: spawn_session rows", () => {
     });
 
   it("waiting for a child is not work: it never counts as a failed slice", async () => {
-    const { isWork } = await import("../../../../src/runtime/plan");
+    const { isWork } = await import("../../../src/runtime/plan");
     expect(isWork({ kind: "wait_child", calls: [] })).toBe(false);
   });
 });

@@ -5,12 +5,12 @@
  * on a real object's SQLite; the other objects are a port the test holds (no other object runs).
  */
 import { describe, expect, it } from "vitest";
-import type { Result } from "../../src/contract";
-import type { Event } from "../../src/log";
-import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
-import type { ChildrenPort, ChildSpawn } from "../../src/runtime/children";
-import { recordSliceStart } from "../../src/runtime/state";
-import { scriptedProvider, withSession } from "./context-harness";
+import type { Result } from "../../../src/contract";
+import type { Event } from "../../../src/log";
+import type { ModelConfig, ModelPart, ModelProvider } from "../../../src/model/types";
+import type { ChildrenPort, ChildSpawn } from "../../../src/runtime/children";
+import { recordSliceStart } from "../../../src/runtime/state";
+import { scriptedProvider, withSession } from "../../do/context-harness";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 32_000, maxOutputTokens: 4_000 };
 

@@ -1,13 +1,13 @@
 /** spawn_session `tools` (docs/API.md §6): a child may be given MCP tools, by their model-visible name, that its parent has. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { spawnSessionTool } from "../../../../src/features/children/tool";
-import { buildChildSpawn } from "../../../../src/runtime/child-calls";
-import type { RuntimeFeature } from "../../../../src/runtime/feature";
-import { parseToolArgs } from "../../../../src/tools";
-import type { ToolDefinition } from "../../../../src/tools/types";
-import { fakeRuntime } from "../../support/fake-runtime";
-import { newLog } from "../../support/fixtures";
+import { spawnSessionTool } from "../../../src/features/children/tool";
+import { buildChildSpawn } from "../../../src/runtime/child-calls";
+import type { RuntimeFeature } from "../../../src/runtime/feature";
+import { parseToolArgs } from "../../../src/tools";
+import type { ToolDefinition } from "../../../src/tools/types";
+import { fakeRuntime } from "../../unit/support/fake-runtime";
+import { newLog } from "../../unit/support/fixtures";
 
 const mcpTool = (name: string): ToolDefinition<unknown> => ({
   name,

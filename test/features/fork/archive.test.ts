@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../../src/contract";
-import { ARCHIVE_PAGE_BYTES, type ArchivePageReader, pullArchive } from "../../../../src/features/fork/archive";
+import { ApiError } from "../../../src/contract";
+import { ARCHIVE_PAGE_BYTES, type ArchivePageReader, pullArchive } from "../../../src/features/fork/archive";
 
 /** docs/API.md#fork: a fork copies its parent's archived results a page per reply, never all at once. */
 

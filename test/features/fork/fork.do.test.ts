@@ -6,17 +6,17 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { unwrap } from "../../src/contract";
-import { pullArchive } from "../../src/features/fork/archive";
-import { createFork, type ForkSource, readForkSource } from "../../src/features/fork/commands";
-import { type Event, sha256Hex } from "../../src/log";
-import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
-import { applyMigrations } from "../../src/storage";
-import { listFiles, readFileRow } from "../../src/tools";
-import { type Step, scriptedProvider, withSession } from "./context-harness";
-import { settledTo } from "./drive";
-import { allEvents, api, createSession, expectError, OTHER_TOKEN, TOKEN } from "./helpers";
-import { runtimeOn } from "./runtime-on";
+import { unwrap } from "../../../src/contract";
+import { pullArchive } from "../../../src/features/fork/archive";
+import { createFork, type ForkSource, readForkSource } from "../../../src/features/fork/commands";
+import { type Event, sha256Hex } from "../../../src/log";
+import type { ModelConfig, ModelPart, ModelProvider } from "../../../src/model/types";
+import { applyMigrations } from "../../../src/storage";
+import { listFiles, readFileRow } from "../../../src/tools";
+import { type Step, scriptedProvider, withSession } from "../../do/context-harness";
+import { settledTo } from "../../do/drive";
+import { allEvents, api, createSession, expectError, OTHER_TOKEN, TOKEN } from "../../do/helpers";
+import { runtimeOn } from "../../do/runtime-on";
 
 const MODEL: ModelConfig = { provider: "openai", name: "fake", contextWindow: 32_000, maxOutputTokens: 4_000 };
 const SMALL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 6000, maxOutputTokens: 1500 };

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, createApi, type Event } from "./harness/api";
-import { type FakeOpenAI, messageText, scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
-import { makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "./harness/wrangler";
+import { type Api, createApi, type Event } from "../../e2e/harness/api";
+import { type FakeOpenAI, messageText, scriptedAgent, startFakeOpenAI } from "../../e2e/harness/fake-openai";
+import { makePersistDir, REPO_ROOT, startWrangler, type Wrangler } from "../../e2e/harness/wrangler";
 
 const run = promisify(execFile);
 const TOKEN = "e2e-token";

@@ -7,8 +7,8 @@
 import { rmSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Api, createApi } from "./harness/api";
-import { makePersistDir, restartWrangler, startWrangler, type Wrangler } from "./harness/wrangler";
+import { type Api, createApi } from "../../e2e/harness/api";
+import { makePersistDir, restartWrangler, startWrangler, type Wrangler } from "../../e2e/harness/wrangler";
 
 const TOKEN = "mcp-token";
 const OTHER = "other-token";

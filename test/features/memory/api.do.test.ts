@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, expectError, OTHER_TOKEN, TOKEN } from "./helpers";
-import { allEntries, clearMemory, memoryStub, onMemorySql, postMemory } from "./memory-support";
+import { api, expectError, OTHER_TOKEN, TOKEN } from "../../do/helpers";
+import { allEntries, clearMemory, memoryStub, onMemorySql, postMemory } from "./support";
 
 afterEach(clearMemory);
 

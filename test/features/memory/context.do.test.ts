@@ -5,13 +5,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { assembleContext } from "../../src/context";
-import { memoryOf } from "../../src/features/memory/stub";
-import { directoryIdOf } from "../../src/http/types";
-import type { Event } from "../../src/log";
-import type { ModelConfig, ModelRequest } from "../../src/model/types";
-import { requestDigest } from "../../src/runtime/drafts";
-import { scriptedProvider, withSession } from "./context-harness";
+import { assembleContext } from "../../../src/context";
+import { memoryOf } from "../../../src/features/memory/stub";
+import { directoryIdOf } from "../../../src/http/types";
+import type { Event } from "../../../src/log";
+import type { ModelConfig, ModelRequest } from "../../../src/model/types";
+import { requestDigest } from "../../../src/runtime/drafts";
+import { scriptedProvider, withSession } from "../../do/context-harness";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 128_000, maxOutputTokens: 4096 };
 const systemOf = (r: ModelRequest) => r.messages[0]!.content as string;

@@ -13,10 +13,16 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { limiter } from "./crash/run-case";
-import { createApi, describeEvent, verifyExportIndependently } from "./harness/api";
-import { scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
-import { makePersistDir, REPO_ROOT, startFailpointSink, startWrangler, type Wrangler } from "./harness/wrangler";
+import { limiter } from "../../e2e/crash/run-case";
+import { createApi, describeEvent, verifyExportIndependently } from "../../e2e/harness/api";
+import { scriptedAgent, startFakeOpenAI } from "../../e2e/harness/fake-openai";
+import {
+  makePersistDir,
+  REPO_ROOT,
+  startFailpointSink,
+  startWrangler,
+  type Wrangler,
+} from "../../e2e/harness/wrangler";
 
 type Kill = "F4" | "F5" | "F6";
 type Case = { tool: "remember" | "recall"; kill: Kill };

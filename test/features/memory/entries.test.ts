@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MEMORY_LIMITS } from "../../../../src/contract";
+import { MEMORY_LIMITS } from "../../../src/contract";
 import {
   boundRecall,
   entryBytes,
@@ -11,8 +11,8 @@ import {
   pinnedToShow,
   refuseAdd,
   shownDigest,
-} from "../../../../src/features/memory/entries";
-import { foldMemoryShown } from "../../../../src/features/memory/shown";
+} from "../../../src/features/memory/entries";
+import { foldMemoryShown } from "../../../src/features/memory/shown";
 
 describe("memory entry ids", () => {
   it("derive from the idempotency key: the same key the same id, another key or kind another id", () => {

@@ -1,9 +1,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { memoryOf } from "../../src/features/memory/stub";
-import { principalOf } from "../../src/http/auth";
-import { directoryIdOf } from "../../src/http/types";
-import { api, OTHER_TOKEN, TOKEN } from "./helpers";
+import { memoryOf } from "../../../src/features/memory/stub";
+import { principalOf } from "../../../src/http/auth";
+import { directoryIdOf } from "../../../src/http/types";
+import { api, OTHER_TOKEN, TOKEN } from "../../do/helpers";
 
 /** The memory object of the principal of `token`, as the Worker and its sessions name it. */
 export function memoryStub(token: string = TOKEN) {

@@ -4,11 +4,11 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryIdFor } from "../../src/features/memory/entries";
-import { rememberTool } from "../../src/features/memory/tools";
-import { principalOf } from "../../src/http/auth";
-import { directoryIdOf } from "../../src/http/types";
-import { settledTo } from "./drive";
+import { memoryIdFor } from "../../../src/features/memory/entries";
+import { rememberTool } from "../../../src/features/memory/tools";
+import { principalOf } from "../../../src/http/auth";
+import { directoryIdOf } from "../../../src/http/types";
+import { settledTo } from "../../do/drive";
 import {
   allEvents,
   api,
@@ -18,8 +18,8 @@ import {
   OTHER_TOKEN,
   TOKEN,
   waitForSession,
-} from "./helpers";
-import { allEntries, clearMemory, fillMemory, onMemorySql } from "./memory-support";
+} from "../../do/helpers";
+import { allEntries, clearMemory, fillMemory, onMemorySql } from "./support";
 
 afterEach(clearMemory);
 

@@ -3,7 +3,7 @@
  * (at most `limit`, at most 1 MiB of text) with `next`; following `next` returns each exactly once.
  */
 import { describe, expect, it } from "vitest";
-import { api, createSession, expectError, highWaterOf } from "./helpers";
+import { api, createSession, expectError, highWaterOf } from "../../do/helpers";
 
 async function addEntries(id: string, topic: string, texts: string[]) {
   for (const text of texts) {

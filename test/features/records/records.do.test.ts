@@ -4,10 +4,10 @@
  * through a scripted model, and the route's bad input.
  */
 import { describe, expect, it } from "vitest";
-import { listRecords, readRecord, rebuildRecordCache } from "../../src/features/records/cache";
-import type { ModelConfig, ModelRequest } from "../../src/model/types";
-import { lastResults, type Step, scriptedProvider, withSession } from "./context-harness";
-import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "./helpers";
+import { listRecords, readRecord, rebuildRecordCache } from "../../../src/features/records/cache";
+import type { ModelConfig, ModelRequest } from "../../../src/model/types";
+import { lastResults, type Step, scriptedProvider, withSession } from "../../do/context-harness";
+import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "../../do/helpers";
 
 const MODEL: ModelConfig = { provider: "openai", name: "fake", contextWindow: 32_000, maxOutputTokens: 4_000 };
 

@@ -10,10 +10,10 @@
  */
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { limiter } from "./crash/run-case";
-import { createApi, describeEvent, verifyExportIndependently } from "./harness/api";
-import { scriptedAgent, startFakeOpenAI } from "./harness/fake-openai";
-import { makePersistDir, startFailpointSink, startWrangler, type Wrangler } from "./harness/wrangler";
+import { limiter } from "../../e2e/crash/run-case";
+import { createApi, describeEvent, verifyExportIndependently } from "../../e2e/harness/api";
+import { scriptedAgent, startFakeOpenAI } from "../../e2e/harness/fake-openai";
+import { makePersistDir, startFailpointSink, startWrangler, type Wrangler } from "../../e2e/harness/wrangler";
 
 const TOKEN = "crash-skills-token";
 const V1 = "---\nname: triage\ndescription: How we triage a CI failure.\n---\n# Triage v1\nRead the log first.\n";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { canonical, SKILL_LIMITS, sha256Text } from "../../../../src/contract";
-import { buildDeploymentSkills } from "../../../../src/features/skills/deployment";
-import { badPath, checkSkill, parseSkillMd } from "../../../../src/features/skills/format";
+import { canonical, SKILL_LIMITS, sha256Text } from "../../../src/contract";
+import { buildDeploymentSkills } from "../../../src/features/skills/deployment";
+import { badPath, checkSkill, parseSkillMd } from "../../../src/features/skills/format";
 
 const md = (front: string, body = "Do the thing.\n") => `---\n${front}\n---\n${body}`;
 const GOOD = md("name: release-notes\ndescription: How we write release notes.");

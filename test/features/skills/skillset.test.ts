@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SKILL_LIMITS, type Skillset } from "../../../../src/contract";
-import { contentOf, digestOf } from "../../../../src/features/skills/format";
+import { SKILL_LIMITS, type Skillset } from "../../../src/contract";
+import { contentOf, digestOf } from "../../../src/features/skills/format";
 import {
   type Available,
   chooseSkills,
@@ -9,7 +9,7 @@ import {
   pageOf,
   skillsetOf,
   skillsSystemText,
-} from "../../../../src/features/skills/skillset";
+} from "../../../src/features/skills/skillset";
 
 const md = (name: string, description: string, body = "Steps.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { HighwaterClient, HighwaterError } from "../../src/client";
-import { settledTo } from "./drive";
-import { BASE, createSession, TOKEN, worker } from "./helpers";
+import { HighwaterClient, HighwaterError } from "../../../src/client";
+import { settledTo } from "../../do/drive";
+import { BASE, createSession, TOKEN, worker } from "../../do/helpers";
 
 /** The typed client covers the inbox, triggers and runs routes (docs/API.md §6), against the Worker in-process. */
 

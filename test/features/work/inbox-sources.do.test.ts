@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { allEvents, api, createSession } from "./helpers";
+import { allEvents, api, createSession } from "../../do/helpers";
 
 /**
  * An inbox `correlationId` is scoped by its source (docs/API.md#work-beyond-one-turn): the key

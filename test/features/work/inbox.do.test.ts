@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { settledTo } from "./drive";
-import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "./helpers";
+import { settledTo } from "../../do/drive";
+import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN } from "../../do/helpers";
 
 /** docs/API.md §6 inbox: external input with a source and a correlationId. */
 

@@ -3,8 +3,8 @@
  * `next` returns every trigger and every run exactly once; bad paging is 400 and appends nothing.
  */
 import { describe, expect, it } from "vitest";
-import { settle } from "./drive";
-import { api, createSession, expectError, highWaterOf } from "./helpers";
+import { settle } from "../../do/drive";
+import { api, createSession, expectError, highWaterOf } from "../../do/helpers";
 
 const post = (path: string, json: unknown) => api(path, { method: "POST", json });
 

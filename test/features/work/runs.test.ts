@@ -7,10 +7,10 @@ import {
   toRun,
   touchesWork,
   WORK_KINDS,
-} from "../../../../src/features/work/facts";
-import { type FiringView, firingDrafts, planFirings, runInputDraft } from "../../../../src/features/work/firings";
-import { nextDue } from "../../../../src/features/work/schedule";
-import { type Event, type EventDraft, eventKind } from "../../../../src/log";
+} from "../../../src/features/work/facts";
+import { type FiringView, firingDrafts, planFirings, runInputDraft } from "../../../src/features/work/firings";
+import { nextDue } from "../../../src/features/work/schedule";
+import { type Event, type EventDraft, eventKind } from "../../../src/log";
 
 /** The runs and triggers projections folded over hand-written logs, as the object folds them. */
 function fold() {

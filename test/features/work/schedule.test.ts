@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cronProblem, nextDue } from "../../../../src/features/work/schedule";
+import { cronProblem, nextDue } from "../../../src/features/work/schedule";
 
 const T = (iso: string) => Date.parse(iso);
 

@@ -1,8 +1,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/log";
-import { api, createSession, expectError, highWaterOf, OTHER_TOKEN, TOKEN } from "./helpers";
+import { sha256Hex } from "../../../src/log";
+import { api, createSession, expectError, highWaterOf, OTHER_TOKEN, TOKEN } from "../../do/helpers";
 
 /**
  * Trigger names and schedules that could never be undone or never fire

@@ -8,7 +8,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { createApi, describeEvent, type Event } from "./harness/api";
+import { createApi, describeEvent, type Event } from "../../e2e/harness/api";
 import {
   type FailpointSink,
   makePersistDir,
@@ -16,7 +16,7 @@ import {
   startFailpointSink,
   startWrangler,
   type Wrangler,
-} from "./harness/wrangler";
+} from "../../e2e/harness/wrangler";
 
 const TOKEN = "e2e-triggers";
 const PERIOD_S = 2;

@@ -1,8 +1,8 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { settle, settledTo } from "./drive";
-import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN, sleep } from "./helpers";
+import { settle, settledTo } from "../../do/drive";
+import { allEvents, api, createSession, expectError, highWaterOf, OTHER_TOKEN, sleep } from "../../do/helpers";
 
 /** docs/API.md §6 and §7.32: triggers, the runs they start, and GET /runs. */
 
