@@ -4,7 +4,7 @@
  * --var NAME:VALUE …` at the repository root), each in its own process group so that
  * `kill9()` takes wrangler and workerd down at once, like a crashed machine.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -147,15 +147,51 @@ function groupAlive(pid: number): boolean {
  * the ports it had before (scripts/repro-port-race.mjs shows both). The console is built once
  * by the e2e global setup instead. A plain `wrangler dev` for a user still builds it.
  */
-let testConfig: string | null = null;
+/**
+ * Set by the e2e project's global setup (test/e2e/global-setup.ts) to the config of a bundle
+ * made once for the run (`prebuildTestConfig`); absent (the bench, one script), each start bundles.
+ */
+export const PREBUILT_CONFIG_ENV = "HW_E2E_PREBUILT_CONFIG";
+
+/** The config a test `wrangler dev` of the repository's Worker runs: the run's bundle, else the source. */
 export function testConfigPath(): string {
+  return process.env[PREBUILT_CONFIG_ENV] || sourceConfigPath();
+}
+
+/**
+ * The repository's Worker bundled once (`wrangler deploy --dry-run`, as `wrangler dev` would
+ * bundle it) and a config that runs that bundle as is (`no_bundle`), so a start skips bundling
+ * src/ again: about 6 s of CPU for each of the suite's hundred-odd starts. Returns the config's
+ * path and the folder to remove when the run ends.
+ */
+export function prebuildTestConfig(): { config: string; dir: string } {
+  const source = sourceConfigPath();
+  const dir = mkdtempSync(join(tmpdir(), "highwater-e2e-bundle-"));
+  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", join(dir, "dist"), "-c", source], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "1" },
+  });
+  const text = readFileSync(source, "utf8").replace(
+    /^main = .*$/m,
+    `main = ${JSON.stringify(join(dir, "dist", "worker.js"))}\nno_bundle = true`,
+  );
+  if (!/^no_bundle = true$/m.test(text)) throw new Error("prebuildTestConfig: no main line to rewrite");
+  const config = join(dir, "wrangler.toml");
+  writeFileSync(config, text);
+  return { config, dir };
+}
+
+let testConfig: string | null = null;
+/** The repository's `wrangler.toml` for tests: no `[build]`, every path absolute (src/worker.ts bundled by each start). */
+export function sourceConfigPath(): string {
   if (testConfig) return testConfig;
   const source = readFileSync(join(REPO_ROOT, "wrangler.toml"), "utf8");
   const text = withoutBuild(source)
     .replace(/^main = "([^"]+)"$/m, (_m, p: string) => `main = ${JSON.stringify(resolve(REPO_ROOT, p))}`)
     .replace(/^directory = "([^"]+)"$/m, (_m, p: string) => `directory = ${JSON.stringify(resolve(REPO_ROOT, p))}`);
   if (!text.includes(`main = ${JSON.stringify(resolve(REPO_ROOT, "src/worker.ts"))}`) || /^\[build\]/m.test(text))
-    throw new Error("testConfigPath: wrangler.toml no longer has the shape this harness rewrites");
+    throw new Error("sourceConfigPath: wrangler.toml no longer has the shape this harness rewrites");
   // Named by its content (absolute paths included), so checkouts never share one and a
   // second test process never rewrites the file a running wrangler watches.
   const file = writeOnce("highwater-e2e-config", "wrangler.toml", text);

@@ -1,12 +1,19 @@
 /**
- * Runs once before the e2e and browser tests: builds the console bundle the Worker serves.
- * Test `wrangler dev` processes run without `[build]` (see `testConfigPath`), so this is the
- * only build, and no test process ever watches or rebuilds.
+ * Runs once before the e2e and browser tests: builds the console bundle the Worker serves, and
+ * bundles the repository's Worker once (`prebuildTestConfig`), so that no test `wrangler dev`
+ * bundles src/ again. Test processes run without `[build]` (see `testConfigPath`), so these are
+ * the only builds, and no test process ever watches or rebuilds.
  */
 import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { PREBUILT_CONFIG_ENV, prebuildTestConfig } from "../../bench/lib/wrangler";
 
 export default function setup() {
   const root = fileURLToPath(new URL("../../", import.meta.url).href);
   execFileSync(process.execPath, ["scripts/build-ui.mjs"], { cwd: root, stdio: "inherit" });
+  const { config, dir } = prebuildTestConfig();
+  // The test files' processes start after this and inherit it.
+  process.env[PREBUILT_CONFIG_ENV] = config;
+  return () => rmSync(dir, { recursive: true, force: true });
 }

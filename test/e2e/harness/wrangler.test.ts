@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { customToolsConfig } from "../custom/config";
-import { makePersistDir, REPO_ROOT, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
+import { makePersistDir, REPO_ROOT, sourceConfigPath, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
 
 describe("the test wrangler config", () => {
   it("is wrangler.toml without its [build] table, every other table kept", () => {
@@ -16,9 +16,19 @@ describe("the test wrangler config", () => {
     expect(stripped).not.toMatch(/^\[build\]|^watch_dir|^command = /m);
     const tables = (t: string) => t.match(/^\[+[^\]]+\]+$/gm) ?? [];
     expect(tables(stripped)).toEqual(tables(toml).filter((h) => h !== "[build]"));
-    const generated = readFileSync(testConfigPath(), "utf8");
+    const generated = readFileSync(sourceConfigPath(), "utf8");
     expect(generated).toContain(`main = ${JSON.stringify(join(REPO_ROOT, "src/worker.ts"))}`);
     expect(generated).not.toMatch(/^\[build\]/m);
+  });
+
+  it("in a run, is that config over the Worker bundled once, which a start runs as is", () => {
+    // test/e2e/global-setup.ts bundled it: each start skips bundling src/ again.
+    const run = readFileSync(testConfigPath(), "utf8");
+    expect(run).toMatch(/^no_bundle = true$/m);
+    const main = /^main = (".*")$/m.exec(run)?.[1];
+    expect(JSON.parse(main ?? '""')).toMatch(/highwater-e2e-bundle-[^/]+\/dist\/worker\.js$/);
+    const rest = (t: string) => t.replace(/^main = .*\n(no_bundle = true\n)?/m, "");
+    expect(rest(run)).toBe(rest(readFileSync(sourceConfigPath(), "utf8")));
   });
 });
 
