@@ -133,9 +133,7 @@ export function updatesOf(ref: TaskRef, view: TurnView, prev: TurnState | null):
   });
   for (const m of view.messages)
     if (m.role === "agent")
-      out.push(
-        status({ state: TaskState.TASK_STATE_WORKING, message: messageOf(ref, m), timestamp: m.at }),
-      );
+      out.push(status({ state: TaskState.TASK_STATE_WORKING, message: messageOf(ref, m), timestamp: m.at }));
   if (view.state === prev) return out;
   const artifact = answerArtifact(view);
   if (artifact)

@@ -110,7 +110,8 @@ export function readTurn({ sql, runtime }: Admitted, input: { turnId: string; se
   if (cut || session.openTurn === false) return { ...base, ...none, state: "working" };
   const asked = [
     ...session.pendingApprovals.map(
-      (a) => `approval ${a.requestId}: ${a.tool} (decide with POST /v1/sessions/${session.id}/approvals/${a.requestId})`,
+      (a) =>
+        `approval ${a.requestId}: ${a.tool} (decide with POST /v1/sessions/${session.id}/approvals/${a.requestId})`,
     ),
     ...(session.wait && session.wait.kind !== "child"
       ? [`waiting (${session.wait.kind})${session.wait.reason ? `: ${session.wait.reason}` : ""}`]

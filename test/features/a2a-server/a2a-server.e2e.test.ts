@@ -3,9 +3,10 @@
  * a real `wrangler dev` with the demo model: send, stream, resubscribe mid-turn, get, cancel,
  * idempotent retries, push notifications (also across a kill -9), and each kind of bad input.
  */
+
+import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { rmSync } from "node:fs";
 import { type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -307,7 +308,9 @@ describe("a session as an A2A agent", () => {
         configuration: { returnImmediately: true, taskPushNotificationConfig: { url: receiver.url, token: "tok-2" } },
       })
     ).result.task as Any;
-    await receiver.until((r) => r.some((x) => x.body.refused === 503 && x.headers["x-a2a-notification-token"] === "tok-2"));
+    await receiver.until((r) =>
+      r.some((x) => x.body.refused === 503 && x.headers["x-a2a-notification-token"] === "tok-2"),
+    );
     await worker.kill9();
     receiver.setStatus(200);
     worker = await restartWrangler(worker);
