@@ -180,8 +180,8 @@ describe("a session as an A2A agent", () => {
       send(userMessage("write a note about tides", "stream-1", { contextId: created.id })),
     )) {
       seen.push(ev);
-      const p = ev.payload;
-      if (p?.$case === "statusUpdate" && p.value.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) break;
+      // Gone after the first thing the agent said, while the turn works on.
+      if (ev.payload?.$case === "statusUpdate" && ev.payload.value.status?.message) break;
     }
     expect(seen[0]!.payload?.$case).toBe("task");
     const taskId = (seen[0]!.payload!.value as Task).id;
@@ -190,13 +190,21 @@ describe("a session as an A2A agent", () => {
     );
     expect(before.some((m) => textOfMessage(m).includes("[demo model]"))).toBe(true);
 
-    // Gone mid-turn; subscribe again, then the approval lets the turn go on.
+    // Subscribed again: the task as it is now first, then the rest; the turn stops at an approval
+    // (the stream stays open through input-required) and goes on once it is approved.
     const rest: StreamResponse[] = [];
     const sub = client.resubscribeTask({ tenant: "", id: taskId });
     const firstOfSub = await sub.next();
     const snapshot = firstOfSub.value!.payload!.value as Task;
     expect(firstOfSub.value!.payload!.$case).toBe("task");
-    expect(snapshot.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_INPUT_REQUIRED]).toContain(snapshot.status?.state);
+    let asked = snapshot.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
+    while (!asked) {
+      const next = await sub.next();
+      rest.push(next.value!);
+      const p = next.value!.payload;
+      asked = p?.$case === "statusUpdate" && p.value.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED;
+    }
     const pending = (await api.getSession(created.id)).pendingApprovals[0]!;
     await api.raw("POST", `/v1/sessions/${created.id}/approvals/${pending.requestId}`, { decision: "approve" });
     for await (const ev of { [Symbol.asyncIterator]: () => sub }) rest.push(ev);
@@ -295,6 +303,16 @@ describe("a session as an A2A agent", () => {
     const theirs = await call("GetTask", { id: mine.result.task.id }, OTHER);
     expect(theirs.error.code).toBe(-32001);
     expect((await call("GetTask", { id: "nonsense" })).error.code).toBe(-32001);
+    // A body over the edge's 1 MiB limit is refused before it is read, as on every route.
+    const huge = await fetch(`${worker.url}/a2a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "SendMessage", params: { pad: "x".repeat(1_100_000) } }),
+    });
+    expect(huge.status).toBe(413);
+    expect(((await huge.json()) as Any).error.code).toBe("payload_too_large");
+    const get = await fetch(`${worker.url}/a2a`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(get.status).toBe(405);
     expect((await api.getSession(created.id)).highWater).toBe(head);
     // Only "own-1" made a session.
     expect((await api.listSessions("?limit=100")).sessions.length).toBe(sessionsBefore + 1);
