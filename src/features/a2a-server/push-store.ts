@@ -39,13 +39,22 @@ export type OutboxRow = {
   next_at: number;
 };
 
-/** The state an event moves its turn's task to, if it is one a receiver is told of. */
+/**
+ * The state an event moves its turn's task to, if it is one a receiver is told of: the turn's
+ * close; it asks for input (an approval, a `wait_for`, a step-budget pause); it goes on again
+ * (the approval decided, the wait answered, the budget resumed).
+ */
 export function reportedState(e: Event): TurnState | null {
-  const close = e.actions?.turnClose?.reason;
+  const a = e.actions;
+  const close = a?.turnClose?.reason;
   if (close) return close === "completed" ? "completed" : close === "stopped" ? "canceled" : "failed";
-  if (e.actions?.permissionRequest) return "input-required";
+  if (a?.permissionRequest || a?.toolDispatch?.tool === WAIT_TOOL || a?.stateDelta?.budgetWait) return "input-required";
+  const answered = e.content?.type === "functionResponse" && e.content.name === WAIT_TOOL;
+  if (a?.permissionDecision || answered || a?.stateDelta?.budgetResume) return "working";
   return null;
 }
+
+const WAIT_TOOL = "wait_for";
 
 export function touchesPush(events: Event[]): boolean {
   return events.some((e) => e.turnId !== undefined && reportedState(e) !== null);

@@ -120,14 +120,24 @@ describe("a message's text", () => {
 describe("the push outbox", () => {
   const ev = (actions: Event["actions"]) => ({ seq: 9, turnId: "t", actions }) as Event;
 
-  it("reports a turn's close and an approval asked, nothing else", () => {
+  it("reports a turn's close, input asked for and given, nothing else", () => {
     expect(reportedState(ev({ turnClose: { reason: "completed" } }))).toBe("completed");
     expect(reportedState(ev({ turnClose: { reason: "stopped" } }))).toBe("canceled");
     expect(reportedState(ev({ turnClose: { reason: "failed" } }))).toBe("failed");
     expect(reportedState(ev({ permissionRequest: { requestId: "r", callId: "c", tool: "x", args: {} } }))).toBe(
       "input-required",
     );
+    expect(reportedState(ev({ stateDelta: { budgetWait: { waitId: "w", modelCalls: 3 } } }))).toBe("input-required");
+    expect(
+      reportedState(ev({ toolDispatch: { callId: "c", tool: "wait_for", effect: "idempotent", idempotencyKey: "k" } })),
+    ).toBe("input-required");
+    expect(reportedState(ev({ permissionDecision: { requestId: "r", decision: "approve", argsDigest: "d" } }))).toBe(
+      "working",
+    );
     expect(reportedState(ev({ stateDelta: { x: 1 } }))).toBeNull();
+    expect(
+      reportedState(ev({ toolDispatch: { callId: "c", tool: "read_file", effect: "read", idempotencyKey: "k" } })),
+    ).toBeNull();
   });
 
   it("backs off 1 s, 2 s, 4 s … up to 5 minutes", () => {
