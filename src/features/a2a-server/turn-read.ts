@@ -58,8 +58,8 @@ function lastOf(sql: SqlStorage, turnId: string, from: number, through: number, 
 
 function messagesOf(sql: SqlStorage, turnId: string, from: number, through: number, limit: number): TurnMessage[] {
   const found = rows<Row>(sql)`
-    SELECT seq, body FROM events WHERE seq >= ${from} AND seq <= ${through} AND kind = 'text'
-      AND visibility = 'visible' AND author IN ('user', 'model')
+    SELECT seq, body FROM events WHERE seq >= ${from} AND seq <= ${through}
+      AND json_extract(body, '$.content.type') = 'text' AND visibility = 'visible' AND author IN ('user', 'model')
       AND json_extract(body, '$.turnId') = ${turnId}
     ORDER BY seq LIMIT ${limit}`;
   return found.flatMap((r) => {
@@ -82,17 +82,20 @@ export function readTurn({ sql, runtime }: Admitted, input: { turnId: string; se
   const opened = Number.isSafeInteger(seq) && seq > 0 ? eventAt(sql, seq) : null;
   if (!opened || opened.turnId !== turnId || opened.author !== "user") throw new ApiError("not_found", "unknown task");
   const session = runtime.session();
+  // The turn's close bounds every read of it: a task read long after reads its turn only.
+  const close = rows<Row>(sql)`
+    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${seq}
+      AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0];
+  const through = close?.seq ?? session.highWater;
   const after = Math.max(input.after ?? 0, seq - 1);
-  const messages = messagesOf(sql, turnId, after + 1, session.highWater, PAGE + 1);
+  const messages = messagesOf(sql, turnId, after + 1, through, PAGE + 1);
   // A page cut short covers only up to its last message: the state is told once all is read.
   const cut = messages.length > PAGE;
   const page = cut ? messages.slice(0, PAGE) : messages;
-  const head = cut ? page.at(-1)!.seq : session.highWater;
+  const head = cut ? page.at(-1)!.seq : Math.max(through, after);
   const base = { turnId, seq, createdAt: opened.at, updatedAt: session.updatedAt, messages: page, head, more: cut };
   const none = { asked: null, error: null, answer: null };
-  const close = rows<Row>(sql)`
-    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${seq}
-      AND seq <= ${head} AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0];
+  if (cut) return { ...base, ...none, state: "working" };
   if (close) {
     const closing = JSON.parse(close.body) as Event;
     const at = { ...base, ...none, updatedAt: closing.at };
@@ -107,7 +110,7 @@ export function readTurn({ sql, runtime }: Admitted, input: { turnId: string; se
     const error = last?.type === "error" ? { code: last.code, message: last.message } : null;
     return { ...at, state: "failed", error: error ?? { code: "failed", message: "the turn failed" } };
   }
-  if (cut || session.openTurn === false) return { ...base, ...none, state: "working" };
+  if (!session.openTurn) return { ...base, ...none, state: "working" };
   const asked = [
     ...session.pendingApprovals.map(
       (a) =>
