@@ -265,57 +265,145 @@ describe("a session as an A2A agent", () => {
     expect(got.body.statusUpdate.status.state).toBe("TASK_STATE_COMPLETED");
     expect(got.headers["x-a2a-notification-token"]).toBe("tok-1");
     const list = await call("ListTaskPushNotificationConfigs", { taskId: task.id });
-    expect(list.result.configs[0].url).toBe(receiver.url);
-    // A URL outside A2A_PUSH_ALLOWED_HOSTS is refused.
-    const refused = await call("CreateTaskPushNotificationConfig", { taskId: task.id, url: "http://10.0.0.1/x" });
-    expect(refused.error.code).toBe(-32602);
+    expect(list.result.configs.map((c: Any) => [c.id, c.url])).toEqual([["default", receiver.url]]);
+    const one = await call("GetTaskPushNotificationConfig", { taskId: task.id, id: "default" });
+    expect(one.result).toMatchObject({ taskId: task.id, url: receiver.url, token: "tok-1" });
+    expect((await call("DeleteTaskPushNotificationConfig", { taskId: task.id, id: "default" })).error).toBeUndefined();
+    expect((await call("ListTaskPushNotificationConfigs", { taskId: task.id })).result.configs ?? []).toEqual([]);
+    expect((await call("GetTaskPushNotificationConfig", { taskId: task.id, id: "default" })).error.code).toBe(-32001);
   });
 
-  it("refuses each kind of bad input with the protocol's error and appends nothing", async () => {
-    const created = await api.createSession({});
-    const head = (await api.getSession(created.id)).highWater;
-    const sessionsBefore = (await api.listSessions("?limit=100")).sessions.length;
-    expect((await rpc("{not json")).error.code).toBe(-32700);
-    expect((await rpc({ id: 1, method: "SendMessage" })).error.code).toBe(-32600);
-    expect((await rpc([{ jsonrpc: "2.0", id: 1, method: "GetTask", params: {} }])).error.code).toBe(-32600);
-    expect((await call("NoSuchMethod", {})).error.code).toBe(-32601);
-    expect((await rpc({ jsonrpc: "2.0", id: 2, method: "SendMessage", params: [1] })).error.code).toBe(-32602);
-    const noParts = await call("SendMessage", {
-      message: { messageId: "bad-1", role: "ROLE_USER", parts: [], contextId: created.id },
+  it("tells a receiver that a task asks for input, then that it goes on and completes", async () => {
+    const context = (await api.createSession({ approvals: [{ tool: "write_file" }] })).id;
+    const sent = await call("SendMessage", {
+      message: { messageId: "push-ask", role: "ROLE_USER", parts: [{ text: "write a note" }], contextId: context },
     });
-    expect(noParts.error.code).toBe(-32602);
-    const big = await call("SendMessage", {
-      message: { messageId: "big-1", role: "ROLE_USER", parts: [{ text: "x".repeat(300_000) }], contextId: created.id },
+    const taskId = sent.result.task.id;
+    expect(sent.result.task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+    // Set after the fact: the state it is in is sent at once, with the configured credentials.
+    const set = await call("CreateTaskPushNotificationConfig", {
+      taskId,
+      id: "ops",
+      url: receiver.url,
+      authentication: { scheme: "Bearer", credentials: "receiver-secret" },
     });
-    expect(big.error.code).toBe(-32602);
-    expect(big.error.message).toContain("262144");
-    // Someone else's context and someone else's task are not found.
-    const foreign = await call(
-      "SendMessage",
-      { message: { messageId: "f-1", role: "ROLE_USER", parts: [{ text: "hi" }], contextId: created.id } },
-      OTHER,
-    );
-    expect(foreign.error.code).toBe(-32001);
-    const mine = (await call("SendMessage", {
-      message: { messageId: "own-1", role: "ROLE_USER", parts: [{ text: "hi" }] },
-      configuration: { returnImmediately: true },
-    })) as Any;
-    const theirs = await call("GetTask", { id: mine.result.task.id }, OTHER);
-    expect(theirs.error.code).toBe(-32001);
-    expect((await call("GetTask", { id: "nonsense" })).error.code).toBe(-32001);
-    // A body over the edge's 1 MiB limit is refused before it is read, as on every route.
-    const huge = await fetch(`${worker.url}/a2a`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "SendMessage", params: { pad: "x".repeat(1_100_000) } }),
+    expect(set.result).toMatchObject({ taskId, id: "ops" });
+    const of = (state: string) => (r: Received[]) =>
+      r.some((x) => x.body.statusUpdate?.taskId === taskId && x.body.statusUpdate.status.state === state);
+    await receiver.until(of("TASK_STATE_INPUT_REQUIRED"));
+    const asked = receiver.received.find((x) => x.body.statusUpdate?.taskId === taskId)!;
+    expect(asked.headers.authorization).toBe("Bearer receiver-secret");
+    const pending = (await api.getSession(context)).pendingApprovals[0]!;
+    await api.raw("POST", `/v1/sessions/${context}/approvals/${pending.requestId}`, { decision: "approve" });
+    await receiver.until(of("TASK_STATE_COMPLETED"));
+    const states = receiver.received
+      .filter((x) => x.body.statusUpdate?.taskId === taskId)
+      .map((x) => x.body.statusUpdate.status.state);
+    expect(states).toContain("TASK_STATE_WORKING");
+    // The token and the credentials are not in the log.
+    const exported = await (await api.raw("GET", `/v1/sessions/${context}/export`)).text();
+    expect(exported).not.toContain("receiver-secret");
+  });
+
+  describe("bad input is refused with the protocol's error and appends nothing", () => {
+    // A context whose turn waits for an approval: its log stands still unless something appends.
+    let context: string;
+    let task: string;
+    const text = (t: string) => [{ text: t }];
+    const msg = (over: Record<string, unknown>) => ({
+      messageId: "bad",
+      role: "ROLE_USER",
+      parts: text("hi"),
+      ...over,
     });
-    expect(huge.status).toBe(413);
-    expect(((await huge.json()) as Any).error.code).toBe("payload_too_large");
-    const get = await fetch(`${worker.url}/a2a`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(get.status).toBe(405);
-    expect((await api.getSession(created.id)).highWater).toBe(head);
-    // Only "own-1" made a session.
-    expect((await api.listSessions("?limit=100")).sessions.length).toBe(sessionsBefore + 1);
+
+    beforeAll(async () => {
+      context = (await api.createSession({ approvals: [{ tool: "write_file" }] })).id;
+      const sent = await call("SendMessage", { message: msg({ messageId: "parked", contextId: context }) });
+      expect(sent.result.task.status.state).toBe("TASK_STATE_INPUT_REQUIRED");
+      task = sent.result.task.id;
+    });
+
+    const CASES: [string, () => Promise<Any>, number][] = [
+      ["a body that is not JSON", () => rpc("{not json"), -32700],
+      ["an object that is not a JSON-RPC request", () => rpc({ id: 1, method: "SendMessage" }), -32600],
+      ["a batch", () => rpc([{ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: task } }]), -32600],
+      ["an unknown method", () => call("message/send", { message: msg({ contextId: context }) }), -32601],
+      [
+        "params that are not an object",
+        () => rpc({ jsonrpc: "2.0", id: 2, method: "SendMessage", params: [1] }),
+        -32602,
+      ],
+      [
+        "a message without text",
+        () => call("SendMessage", { message: msg({ contextId: context, parts: [] }) }),
+        -32602,
+      ],
+      [
+        "a messageId over 196 characters",
+        () => call("SendMessage", { message: msg({ messageId: "m".repeat(197) }) }),
+        -32602,
+      ],
+      [
+        "a text part over 262,144 UTF-8 bytes",
+        () => call("SendMessage", { message: msg({ contextId: context, parts: text("x".repeat(300_000)) }) }),
+        -32602,
+      ],
+      [
+        "a part that is not text",
+        () => call("SendMessage", { message: msg({ contextId: context, parts: [{ url: "https://x.test/a.png" }] }) }),
+        -32005,
+      ],
+      ["someone else's context", () => call("SendMessage", { message: msg({ contextId: context }) }, OTHER), -32001],
+      ["someone else's task", () => call("SendMessage", { message: msg({ taskId: task }) }, OTHER), -32001],
+      ["someone else's task read", () => call("GetTask", { id: task }, OTHER), -32001],
+      ["someone else's task canceled", () => call("CancelTask", { id: task }, OTHER), -32001],
+      ["a task id never minted", () => call("GetTask", { id: `${context}.1.nope` }), -32001],
+      [
+        "a push URL outside A2A_PUSH_ALLOWED_HOSTS",
+        () => call("CreateTaskPushNotificationConfig", { taskId: task, url: "http://10.0.0.1/hook" }),
+        -32602,
+      ],
+    ];
+
+    it.each(CASES)("%s", async (_name, request, code) => {
+      const head = (await api.getSession(context)).highWater;
+      const sessions = (await api.listSessions("?limit=100")).sessions.length;
+      const answer = await request();
+      expect(answer.error.code).toBe(code);
+      expect(answer.result).toBeUndefined();
+      expect((await api.getSession(context)).highWater).toBe(head);
+      expect((await api.listSessions("?limit=100")).sessions.length).toBe(sessions);
+      expect((await call("ListTaskPushNotificationConfigs", { taskId: task })).result.configs ?? []).toEqual([]);
+    });
+
+    it("an A2A-Version other than 1.0", async () => {
+      const res = await fetch(`${worker.url}/a2a`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "a2a-version": "0.3" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: task } }),
+      });
+      expect(((await res.json()) as Any).error.code).toBe(-32009);
+    });
+
+    it("a body over the edge's 1 MiB limit is 413 before it is read, and GET /a2a is 405", async () => {
+      const head = (await api.getSession(context)).highWater;
+      const huge = await fetch(`${worker.url}/a2a`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 9,
+          method: "SendMessage",
+          params: { message: msg({ contextId: context, parts: text("x".repeat(1_100_000)) }) },
+        }),
+      });
+      expect(huge.status).toBe(413);
+      expect(((await huge.json()) as Any).error.code).toBe("payload_too_large");
+      const get = await fetch(`${worker.url}/a2a`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(get.status).toBe(405);
+      expect((await api.getSession(context)).highWater).toBe(head);
+    });
   });
 
   it("delivers a notification still owed after a kill -9 and a restart on the same state", async () => {
