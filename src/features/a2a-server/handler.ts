@@ -4,21 +4,22 @@
  * no task store of its own: every task is read from its session's log. A refused call throws the
  * protocol's error and appends nothing.
  */
-import type {
-  AgentCard,
-  CancelTaskRequest,
-  DeleteTaskPushNotificationConfigRequest,
-  GetTaskPushNotificationConfigRequest,
-  GetTaskRequest,
-  ListTaskPushNotificationConfigsRequest,
-  ListTaskPushNotificationConfigsResponse,
-  ListTasksResponse,
-  Message,
-  SendMessageRequest,
-  StreamResponse,
-  SubscribeToTaskRequest,
-  Task,
-  TaskPushNotificationConfig,
+import {
+  type AgentCard,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksResponse,
+  type Message,
+  Role,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
 } from "@a2a-js/sdk";
 import {
   ContentTypeNotSupportedError,
@@ -71,7 +72,7 @@ export function textOf(message: Message | undefined): { messageId: string; text:
   const messageId = message.messageId;
   if (!messageId || messageId.length > MESSAGE_ID_MAX)
     throw new RequestMalformedError(`message.messageId: a string of 1–${MESSAGE_ID_MAX} characters`);
-  if (message.role !== 1) throw new RequestMalformedError("message.role: must be ROLE_USER");
+  if (message.role !== Role.ROLE_USER) throw new RequestMalformedError("message.role: must be ROLE_USER");
   const texts: string[] = [];
   for (const [i, part] of (message.parts ?? []).entries()) {
     if (part.content?.$case !== "text")

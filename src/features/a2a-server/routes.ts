@@ -135,7 +135,9 @@ function taskIdFor(ref: TaskRef): string {
   return `${ref.sessionId}.${ref.seq}.${ref.turnId}`;
 }
 
-function sse(first: unknown, rest: AsyncIterator<unknown>, id: Envelope["id"]): Response {
+type ErrorOf = (err: unknown) => { code: number; message: string };
+
+function sse(first: unknown, rest: AsyncIterator<unknown>, id: Envelope["id"], errorOf: ErrorOf): Response {
   const encoder = new TextEncoder();
   const frame = (data: unknown, event?: string) =>
     encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
@@ -152,7 +154,7 @@ function sse(first: unknown, rest: AsyncIterator<unknown>, id: Envelope["id"]): 
         if (next.done) controller.close();
         else controller.enqueue(frame(next.value));
       } catch (err) {
-        controller.enqueue(frame(rpcError(id, -32603, (err as Error).message ?? "internal error"), "error"));
+        controller.enqueue(frame({ jsonrpc: "2.0", id, error: errorOf(err) }, "error"));
         controller.close();
       }
     },
@@ -192,11 +194,10 @@ async function answerRpc(c: EdgeContext): Promise<Response> {
   try {
     first = await it.next();
   } catch (err) {
-    const { JsonRpcTransportHandler: T } = await import("@a2a-js/sdk/server");
-    return c.json({ jsonrpc: "2.0", id: envelope.id, error: T.mapToJSONRPCError(err) });
+    return c.json({ jsonrpc: "2.0", id: envelope.id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) });
   }
   if (first.done) return c.json({ jsonrpc: "2.0", id: envelope.id, result: null });
-  return sse(first.value, it, envelope.id);
+  return sse(first.value, it, envelope.id, (err) => JsonRpcTransportHandler.mapToJSONRPCError(err));
 }
 
 export function a2aRoutes(app: EdgeApp): void {
