@@ -22,6 +22,10 @@ declare namespace Cloudflare {
     MODEL_CONTEXT_WINDOW?: string;
     MODEL_MAX_OUTPUT_TOKENS?: string;
     HTTP_TOOL_ALLOWED_HOSTS?: string;
+    /** docs/API.md#a2a-server: the hosts A2A push notifications may go to (the `HTTP_TOOL_ALLOWED_HOSTS` syntax). */
+    A2A_PUSH_ALLOWED_HOSTS?: string;
+    /** docs/API.md#a2a-server: the agent card's name (default `highwater`). */
+    A2A_AGENT_NAME?: string;
     /** JSON array of MCP servers (docs/API.md#mcp-servers). */
     MCP_SERVERS?: string;
     /** The secret MCP OAuth tokens are encrypted with at rest (docs/API.md#mcp-servers-behind-oauth). */

@@ -70,6 +70,11 @@ export type RuntimeFeature = {
   /** After the loop's slice and after a stop: the turn may have closed (start the run queued behind it). */
   readonly afterTurn?: (host: FeatureHost) => void;
   /**
+   * In the alarm, after the slice: I/O the feature owes another system (an outbox's deliveries).
+   * It records each try before making it and states its retry through `nextDue`. Must not throw.
+   */
+  readonly deliver?: (host: FeatureHost) => Promise<void>;
+  /**
    * Folds one committed event into the feature's slice of the summary (`summary.features[name]`):
    * typically its own hidden `stateDelta`. Pure; return `slice` itself when nothing changed.
    */

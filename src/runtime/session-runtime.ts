@@ -256,10 +256,16 @@ export class SessionRuntime implements RuntimeCtx {
     return this.#slices.running;
   }
 
-  /** The object's alarm: the features' `beforeSlice`, the loop's slice, then `afterTurn` (docs/design.md#plugs). */
+  /**
+   * The object's alarm: the features' `beforeSlice` (a trigger fires, a queued run starts), the
+   * loop's slice, the features' `deliver` (an outbox), then `afterTurn` (docs/design.md#plugs).
+   */
   async wake(): Promise<void> {
-    for (const f of this.features) f.beforeSlice?.({ runtime: this, sql: this.deps.sql });
+    const host = { runtime: this, sql: this.deps.sql };
+    for (const f of this.features) f.beforeSlice?.(host);
     await this.alarm();
+    for (const f of this.features)
+      await f.deliver?.(host).catch((err) => console.error(`feature ${f.name}: delivery failed`, err));
     await this.afterTurn();
   }
 

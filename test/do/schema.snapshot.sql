@@ -1,3 +1,9 @@
+-- index a2a_push_configs_turn
+CREATE INDEX a2a_push_configs_turn ON a2a_push_configs (turn_id);
+
+-- index a2a_push_outbox_due
+CREATE INDEX a2a_push_outbox_due ON a2a_push_outbox (next_at);
+
 -- index events_call
 CREATE INDEX events_call ON events (call_id) WHERE call_id IS NOT NULL;
 
@@ -18,6 +24,27 @@ CREATE INDEX triggers_next ON triggers (next_at) WHERE next_at IS NOT NULL;
 
 -- table _migrations
 CREATE TABLE _migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL);
+
+-- table a2a_push_configs
+CREATE TABLE a2a_push_configs (
+  task_id TEXT NOT NULL,
+  config_id TEXT NOT NULL,
+  turn_id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (task_id, config_id)
+);
+
+-- table a2a_push_outbox
+CREATE TABLE a2a_push_outbox (
+  task_id TEXT NOT NULL,
+  config_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  at TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  PRIMARY KEY (task_id, config_id, seq)
+);
 
 -- table blob_chunks
 CREATE TABLE blob_chunks (
