@@ -33,11 +33,19 @@ export function createApp(features: readonly EdgeFeature[] = []) {
     c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
   );
   oauthCallbackRoute(app);
+  for (const feature of features) feature.publicRoutes?.(app);
 
+  const problems = (env: Env) => {
+    for (const f of features) {
+      const problem = f.configProblem?.(env as unknown as Record<string, unknown>);
+      if (problem) return problem;
+    }
+    return null;
+  };
   app.use(
     "/v1/*",
     corsEdge(),
-    auth(),
+    auth(problems),
     originGuard(),
     rateLimit(),
     bodyLimitEdge({ "/v1/chat": CHAT_BODY_LIMIT, "/v1/skills/*": SKILL_BODY_LIMIT }),

@@ -70,6 +70,19 @@ export function reduceTurnWaits<T extends TurnBudget & { turnId: string; runId: 
       },
     };
   }
+  // docs/design.md#remote-calls: a remote call's recorded task starts its wait.
+  const remote = delta?.remoteTask as { waitId?: unknown; callId?: unknown } | undefined;
+  if (remote && typeof remote.waitId === "string" && typeof remote.callId === "string")
+    t = {
+      ...t,
+      wait: {
+        runId: e.runId ?? t.runId,
+        waitId: remote.waitId,
+        kind: "remote",
+        callId: remote.callId,
+        ...(e.invocationId ? { invocationId: e.invocationId } : {}),
+      },
+    };
   const budget = delta?.budgetWait as { waitId?: unknown; modelCalls?: unknown } | undefined;
   if (budget && typeof budget.waitId === "string")
     t = {

@@ -5,7 +5,7 @@
  * are gathered here and handed to the pure `nextAlarm`.
  */
 
-import { hasChildrenWork, type SessionSummary } from "../projections";
+import { hasChildrenWork, remotePollDelay, type SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import { type AlarmDues, dueFloors, type Firing, loopDue, outboxDue } from "./alarm";
 import { outboxDelay } from "./children";
@@ -20,6 +20,8 @@ export class AlarmOwner {
   /** When the outbox is next tried, and how many deliveries failed in a row. */
   #outboxAt: number | null = null;
   #outboxFailures = 0;
+  /** The remote task the open turn waits for: polls so far and when the next is due (docs/design.md#remote-calls). */
+  #remote: { waitId: string; polls: number; at: number } | null = null;
   /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
   #fired: Firing | null = null;
 
@@ -49,7 +51,21 @@ export class AlarmOwner {
       loop,
       trigger: featuresDue(sql, features, s, now),
       outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
+      remote: this.remoteDue(s, now),
     };
+  }
+
+  /** When the remote task the open turn waits for is next polled: now for a wait not polled yet. */
+  remoteDue(s: SessionSummary | null, now: number): number | null {
+    const wait = s?.openTurn?.wait;
+    if (wait?.kind !== "remote") return null;
+    return this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
+  }
+
+  /** A poll of wait `waitId` is about to be asked: the next after the backoff of the polls so far. */
+  remotePolled(waitId: string, now: number): void {
+    const polls = this.#remote?.waitId === waitId ? this.#remote.polls + 1 : 1;
+    this.#remote = { waitId, polls, at: now + remotePollDelay(polls) };
   }
 
   /** The running slice holds the loop until `at`; null when no slice runs. */
@@ -79,6 +95,8 @@ export class AlarmOwner {
     const turn = s?.openTurn;
     if (turn && !this.#wake && this.#lease === null) this.#wake = { turnId: turn.turnId, at: stored };
     if (this.#outboxAt === null && hasChildrenWork(s?.children)) this.#outboxAt = stored;
+    const wait = turn?.wait;
+    if (!this.#remote && wait?.kind === "remote") this.#remote = { waitId: wait.waitId, polls: 0, at: stored };
   }
 
   /** A delivery is about to be tried: its retry is due after the backoff of the failures so far. */
