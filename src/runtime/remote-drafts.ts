@@ -68,12 +68,22 @@ export function remoteOutcomeDraft(
 
 /**
  * A result for a call a close answered first (docs/API.md#a2a-agents): recorded once, hidden,
- * outside any turn; it reopens nothing and overwrites nothing.
+ * outside any turn, with what the task answered; it reopens nothing and overwrites nothing.
  */
-export function lateResultDraft(record: Pick<RemoteRecord, "callId" | "taskId">, state: string): EventDraft {
+export function lateResultDraft(record: Pick<RemoteRecord, "callId" | "taskId">, status: RemoteTaskStatus): EventDraft {
+  const answer = remoteAnswer(status);
   return {
     author: "runtime",
     modelVisibility: "hidden",
-    actions: { stateDelta: { lateResult: { callId: record.callId, taskId: record.taskId, state } } },
+    actions: {
+      stateDelta: {
+        lateResult: {
+          callId: record.callId,
+          taskId: record.taskId,
+          state: status.state,
+          ...(answer ? { response: answer.response } : {}),
+        },
+      },
+    },
   };
 }

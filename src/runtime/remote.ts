@@ -143,7 +143,7 @@ export async function recordRemoteStatus(
     return true;
   }
   if (s?.remote?.late.some((r) => r.callId === record.callId && r.taskId === record.taskId)) {
-    rt.commit([lateResultDraft(record, status.state)]);
+    rt.commit([lateResultDraft(record, status)]);
     return true;
   }
   return false;

@@ -89,12 +89,12 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     await rt.failpoint("F12");
     return true;
   }
+  await rt.failpoint("F6");
   if (result.remoteTask && remote) {
-    // The response comes with the task's outcome; the run waits for it.
+    // The response comes with the task's outcome; the run waits for it (docs/design.md#remote-calls).
     await recordRemoteTask(rt, call, base, remote, result.remoteTask, rerun);
     return true;
   }
-  await rt.failpoint("F6");
   // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
   if (!callStillOpen(rt, call.callId, base.turnId)) {
     writeInflight(rt.deps.sql, null);

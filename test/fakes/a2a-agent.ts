@@ -67,7 +67,13 @@ const status = (state: TaskState, text?: string, taskId = "", contextId = "") =>
   timestamp: new Date().toISOString(),
 });
 
-export async function startFakeA2aAgent(opts: { name?: string } = {}): Promise<FakeA2aAgent> {
+/**
+ * `push: false`: the push-notification config of a send is recorded but not handed to the SDK, so
+ * nothing is pushed (a test posts notifications itself). `uncancelable`: `CancelTask` fails.
+ */
+export async function startFakeA2aAgent(
+  opts: { name?: string; push?: boolean; uncancelable?: boolean } = {},
+): Promise<FakeA2aAgent> {
   const pending = new Map<string, Pending>();
   const byMessage = new Map<string, string>();
   const started: string[] = [];
@@ -131,6 +137,7 @@ export async function startFakeA2aAgent(opts: { name?: string } = {}): Promise<F
       }),
     cancelTask: async (taskId: string, bus: ExecutionEventBus) => {
       cancels.push(taskId);
+      if (opts.uncancelable) throw new Error("this task cannot be cancelled");
       const p = pending.get(taskId);
       pending.delete(taskId);
       bus.publish({

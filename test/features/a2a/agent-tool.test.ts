@@ -38,7 +38,7 @@ function toolOf(env: Record<string, unknown>): ToolDefinition<unknown> {
 
 describe("the <agent>__send tool over @a2a-js/sdk", () => {
   it("sends with the idempotency key as messageId, then polls the task to its answer", async () => {
-    agent = await startFakeA2aAgent();
+    agent = await startFakeA2aAgent({ push: false });
     const env = {
       A2A_AGENTS: JSON.stringify([
         { name: "helper", url: agent.cardUrl, headers: { "x-key": "{{secret:HELPER_KEY}}" } },
@@ -68,7 +68,7 @@ describe("the <agent>__send tool over @a2a-js/sdk", () => {
   });
 
   it("a repeated send with the same messageId gets the same task; cancel ends it", async () => {
-    agent = await startFakeA2aAgent();
+    agent = await startFakeA2aAgent({ push: false });
     const env = { A2A_AGENTS: JSON.stringify([{ name: "helper", url: agent.cardUrl, effect: "idempotent" }]) };
     const tool = toolOf(env);
     const first = await tool.run({ text: "go" }, ctxFor(env));
@@ -81,7 +81,7 @@ describe("the <agent>__send tool over @a2a-js/sdk", () => {
   });
 
   it("a failed task answers remote_failed when polled", async () => {
-    agent = await startFakeA2aAgent();
+    agent = await startFakeA2aAgent({ push: false });
     const env = { A2A_AGENTS: JSON.stringify([{ name: "helper", url: agent.cardUrl }]) };
     const tool = toolOf(env);
     const sent = await tool.run({ text: "go" }, ctxFor(env));

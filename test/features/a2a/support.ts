@@ -34,12 +34,15 @@ export async function startStack(
   opts: {
     effect?: "write" | "idempotent";
     failpoint?: string;
+    /** `PUBLIC_URL` is set (sends carry a notification URL); the agent pushes only with `agentPushes`. */
     push?: boolean;
+    agentPushes?: boolean;
+    uncancelable?: boolean;
     extraVars?: Record<string, string>;
   } = {},
 ): Promise<Stack> {
   const cleanups: (() => unknown)[] = [];
-  const agent = await startFakeA2aAgent();
+  const agent = await startFakeA2aAgent({ push: opts.agentPushes ?? false, uncancelable: opts.uncancelable ?? false });
   cleanups.push(() => agent.close());
   const model = await startFakeOpenAI(
     scriptedAgent((step, ctx) =>
@@ -54,7 +57,7 @@ export async function startStack(
   const persistTo = makePersistDir("hw-a2a-");
   cleanups.push(() => rmSync(persistTo, { recursive: true, force: true }));
   // Push notifications need the Worker's public URL before it starts: a chosen port.
-  const port = opts.push ? await freePort() : undefined;
+  const port = opts.push && opts.agentPushes ? await freePort() : undefined;
   const vars: Record<string, string> = {
     API_TOKENS: TOKEN,
     MODEL_PROVIDER: "openai",
@@ -63,7 +66,7 @@ export async function startStack(
     MODEL_NAME: "fake-model",
     HTTP_TOOL_ALLOWED_HOSTS: "127.0.0.1:*",
     A2A_AGENTS: JSON.stringify([{ name: "helper", url: agent.cardUrl, effect: opts.effect ?? "write" }]),
-    ...(port ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+    ...(opts.push ? { PUBLIC_URL: port ? `http://127.0.0.1:${port}` : "https://hw.invalid" } : {}),
     ...opts.extraVars,
   };
   let worker = await startWrangler({
