@@ -46,7 +46,7 @@ describe("A2A client: a call answered by a remote task", () => {
     });
     expect(response.actions?.stateDelta?.remoteResult).toEqual({ taskId: send.taskId, state: "completed" });
     const answer = done.events.filter((e) => e.author === "model" && e.content?.type === "text").at(-1);
-    expect((answer?.content as { text: string }).text).toContain("revenue up 12%");
+    expect((answer!.content as { text: string }).text).toContain("revenue up 12%");
     expect(agent.sends).toHaveLength(1);
     expect((await api.verify(session.id)).ok).toBe(true);
   });
