@@ -211,6 +211,8 @@ export async function startFakeA2aAgent(
         res.end(JSON.stringify({ ...r, result: r.result ? { task: r.result } : undefined }));
         return;
       }
+      if (opts.push === false && params.configuration)
+        delete (params.configuration as Record<string, unknown>).taskPushNotificationConfig;
       const answer = (await rpc.handle(body as Record<string, unknown>, context(req))) as {
         result?: { task?: { id?: string } };
       };

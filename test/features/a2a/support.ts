@@ -45,11 +45,14 @@ export async function startStack(
   const agent = await startFakeA2aAgent({ push: opts.agentPushes ?? false, uncancelable: opts.uncancelable ?? false });
   cleanups.push(() => agent.close());
   const model = await startFakeOpenAI(
-    scriptedAgent((step, ctx) =>
-      step === 0
-        ? { toolCalls: [{ name: "helper__send", args: { text: `ask: ${ctx.lastUserText}` } }] }
-        : { text: `the helper said: ${String(ctx.toolResults[0]?.content ?? "")}` },
-    ),
+    scriptedAgent((_step, ctx) => {
+      // One call per turn: once any tool result is in the conversation, answer with it (a message
+      // that joined the turn while it waited must not start a second call).
+      const result = ctx.body.messages.filter((m) => m.role === "tool").at(-1);
+      return result
+        ? { text: `the helper said: ${String(result.content ?? "")}` }
+        : { toolCalls: [{ name: "helper__send", args: { text: `ask: ${ctx.lastUserText}` } }] };
+    }),
   );
   cleanups.push(() => model.close());
   const sink = opts.failpoint ? await startFailpointSink() : null;
