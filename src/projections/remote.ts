@@ -21,6 +21,10 @@ export type RemoteRecord = {
   turnId: string;
   /** The send was made again after a restart (an `idempotent` call): its answer says so. */
   rerun?: true;
+  /** The task asked for input (`stateDelta.remoteInput`): what it asked, and at which seq. */
+  ask?: { text: string; seq: number };
+  /** The first user message of the turn after the ask: the answer to send to the task. */
+  answerSeq?: number;
 };
 
 export type RemoteState = {
@@ -76,10 +80,45 @@ export function reduceRemote(prev: RemoteState | undefined, e: Event): RemoteSta
       };
     }
   }
+  const input = e.actions?.stateDelta?.remoteInput as { callId?: unknown; ask?: unknown } | undefined;
+  if (input && typeof input.callId === "string" && typeof input.ask === "string") {
+    const ask = { text: input.ask, seq: e.seq };
+    next = {
+      ...next,
+      waiting: next.waiting.map((r) => (r.callId === input.callId ? withoutAnswer({ ...r, ask }) : r)),
+    };
+  }
+  const reply = e.actions?.stateDelta?.remoteReply as { callId?: unknown } | undefined;
+  if (reply && typeof reply.callId === "string")
+    next = {
+      ...next,
+      waiting: next.waiting.map((r) => (r.callId === reply.callId ? withoutAnswer(withoutAsk(r)) : r)),
+    };
+  if (
+    e.author === "user" &&
+    c?.type === "text" &&
+    next.waiting.some((r) => r.ask && r.answerSeq === undefined && r.turnId === e.turnId)
+  )
+    next = {
+      ...next,
+      waiting: next.waiting.map((r) =>
+        r.ask && r.answerSeq === undefined && r.turnId === e.turnId ? { ...r, answerSeq: e.seq } : r,
+      ),
+    };
   const late = e.actions?.stateDelta?.lateResult as { callId?: unknown } | undefined;
   if (late && typeof late.callId === "string")
     next = { ...next, late: next.late.filter((r) => r.callId !== late.callId) };
   return next;
+}
+
+function withoutAsk(r: RemoteRecord): RemoteRecord {
+  const { ask: _ask, ...rest } = r;
+  return rest;
+}
+
+function withoutAnswer(r: RemoteRecord): RemoteRecord {
+  const { answerSeq: _answer, ...rest } = r;
+  return rest;
 }
 
 /** The task the open turn's wait `waitId` is for, or null: only it may release that wait. */

@@ -22,6 +22,8 @@ export class AlarmOwner {
   #outboxFailures = 0;
   /** The remote task the open turn waits for: polls so far and when the next is due (docs/design.md#remote-calls). */
   #remote: { waitId: string; polls: number; at: number } | null = null;
+  /** The answer (its seq) last tried on a task that asked: tried again at the poll's pace, not at once. */
+  #answered: number | null = null;
   /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
   #fired: Firing | null = null;
 
@@ -59,11 +61,15 @@ export class AlarmOwner {
   remoteDue(s: SessionSummary | null, now: number): number | null {
     const wait = s?.openTurn?.wait;
     if (wait?.kind !== "remote") return null;
+    // An answer to the task's question is sent at once.
+    const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
+    if (record?.answerSeq !== undefined && this.#answered !== record.answerSeq) return now;
     return this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
   }
 
   /** A poll of wait `waitId` is about to be asked: the next after the backoff of the polls so far. */
-  remotePolled(waitId: string, now: number): void {
+  remotePolled(waitId: string, now: number, answerSeq?: number): void {
+    if (answerSeq !== undefined) this.#answered = answerSeq;
     const polls = this.#remote?.waitId === waitId ? this.#remote.polls + 1 : 1;
     this.#remote = { waitId, polls, at: now + remotePollDelay(polls) };
   }

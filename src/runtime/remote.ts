@@ -7,7 +7,7 @@
 import { ApiError } from "../contract";
 import { sha256Hex } from "../log";
 import { type CallState, noticeTarget, type RemoteRecord, releases } from "../projections";
-import { redactSecrets } from "../tools";
+import { idempotencyKeyFor, redactSecrets } from "../tools";
 import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, ToolResult } from "../tools/types";
 import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
@@ -161,12 +161,76 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
   const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
   const due = owner.remoteDue(s ?? null, rt.now());
   if (!record || due === null || due > rt.now()) return false;
-  owner.remotePolled(record.waitId, rt.now());
+  owner.remotePolled(record.waitId, rt.now(), record.answerSeq);
   await rt.arm();
-  const status = await ask(rt, record);
-  if (!status || !(await recordRemoteStatus(rt, record, status))) return false;
+  const answered = record.answerSeq !== undefined ? await sendAnswer(rt, record) : null;
+  const status = answered && isTerminal(answered.state) ? answered : await ask(rt, record);
+  if (!status) return false;
+  if (status.state === "input-required") {
+    recordAsk(rt, record, status);
+    return false;
+  }
+  if (!(await recordRemoteStatus(rt, record, status))) return false;
   owner.kick();
   return true;
+}
+
+/**
+ * A task that asks for input (docs/API.md#a2a-agents): the question is recorded once
+ * (`stateDelta.remoteInput`), and the open turn's wait says what is asked until it is answered.
+ */
+function recordAsk(rt: RuntimeCtx, record: RemoteRecord, status: RemoteTaskStatus): void {
+  const question = status.message ?? "the remote task asks for input";
+  const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
+  const turn = rt.summary?.openTurn;
+  if (!current || !turn || current.ask?.text === question || current.answerSeq !== undefined) return;
+  rt.commit([
+    {
+      author: "runtime",
+      modelVisibility: "hidden",
+      turnId: turn.turnId,
+      runId: turn.runId,
+      actions: {
+        stateDelta: {
+          remoteInput: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, ask: question },
+        },
+      },
+    },
+  ]);
+}
+
+/**
+ * The user's first message after the task asked goes to the same task (its port's `reply`), under a
+ * messageId derived from that message's seq; then `stateDelta.remoteReply` records it was sent.
+ * Null when it could not be sent (tried again at the next poll).
+ */
+async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
+  const seq = record.answerSeq!;
+  const tool = remoteToolOf(rt, record.callId);
+  const e = rt.deps.store.get(seq);
+  if (!tool?.remote?.reply || e?.content?.type !== "text") return null;
+  const messageId = idempotencyKeyFor(rt.deps.sessionId, `${record.callId}:answer:${seq}`);
+  const ctx = remoteContext(rt, record.callId);
+  const status = await tool.remote.reply(record.taskId, e.content.text, messageId, ctx).catch((err: unknown) => {
+    console.error("highwater: sending an answer to a remote task failed; it is sent again later", err);
+    return null;
+  });
+  if (!status) return null;
+  const turn = rt.summary?.openTurn;
+  const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
+  if (!turn || current?.answerSeq !== seq) return null;
+  rt.commit([
+    {
+      author: "runtime",
+      modelVisibility: "hidden",
+      turnId: turn.turnId,
+      runId: turn.runId,
+      actions: {
+        stateDelta: { remoteReply: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, seq } },
+      },
+    },
+  ]);
+  return status;
 }
 
 /**
@@ -188,6 +252,7 @@ export async function remoteNotice(
         : "no wait for this token",
     );
   const status = input.status && isTerminal(input.status.state) ? input.status : await ask(rt, target.record);
+  if (status?.state === "input-required" && target.kind === "waiting") recordAsk(rt, target.record, status);
   const recorded = status ? await recordRemoteStatus(rt, target.record, status) : false;
   if (recorded) await rt.kick();
   return { recorded };

@@ -44,6 +44,11 @@ export type RemoteTaskPort = {
   poll(taskId: string, ctx: ToolContext): Promise<RemoteTaskStatus>;
   /** Best effort; answers the task's state after the cancel when the remote says it. */
   cancel(taskId: string, ctx: ToolContext): Promise<RemoteTaskStatus | null>;
+  /**
+   * The user's answer to a task that asked for input (`input-required`), sent to the same task
+   * under `messageId` (derived from the answer's event, so a repeat after a crash is the same message).
+   */
+  reply?(taskId: string, text: string, messageId: string, ctx: ToolContext): Promise<RemoteTaskStatus | null>;
 };
 
 /**

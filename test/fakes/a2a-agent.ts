@@ -36,6 +36,10 @@ export type FakeA2aAgent = {
   /** `GetTask` calls by task id. */
   polls: Map<string, number>;
   cancels: string[];
+  /** Answers sent to tasks that asked for input. */
+  replies: { taskId: string; text: string }[];
+  /** The task asks for input (`input-required`) with `question`. */
+  ask(taskId: string, question: string): void;
   /** Distinct tasks started. */
   tasks(): string[];
   complete(taskId: string, text: string): void;
@@ -81,6 +85,7 @@ export async function startFakeA2aAgent(
   const polls = new Map<string, number>();
   const cancels: string[] = [];
   const waiters: (() => void)[] = [];
+  const replies: { taskId: string; text: string }[] = [];
 
   const finish = (taskId: string, state: TaskState, text: string, artifact: boolean) => {
     const p = pending.get(taskId);
@@ -123,6 +128,25 @@ export async function startFakeA2aAgent(
   const executor: AgentExecutor = {
     execute: (ctx: RequestContext, bus: ExecutionEventBus) =>
       new Promise<void>((done) => {
+        // A follow-up to a task that asked for input: the same task goes on working.
+        if (ctx.task) {
+          const before = pending.get(ctx.taskId);
+          replies.push({ taskId: ctx.taskId, text: textOfMessage(ctx.userMessage) });
+          // The first execution ends with the task (ending it now would close the task's bus).
+          pending.set(ctx.taskId, {
+            bus,
+            contextId: ctx.contextId,
+            done: () => {
+              done();
+              before?.done();
+            },
+          });
+          bus.publish({
+            kind: "task",
+            data: { ...ctx.task, status: status(TaskState.TASK_STATE_WORKING), history: [], artifacts: [] },
+          });
+          return;
+        }
         const task: Task = {
           id: ctx.taskId,
           contextId: ctx.contextId,
@@ -242,7 +266,21 @@ export async function startFakeA2aAgent(
     sends,
     polls,
     cancels,
+    replies,
     tasks: () => [...started],
+    ask(taskId, question) {
+      const p = pending.get(taskId);
+      if (!p) throw new Error(`fake a2a: no working task ${taskId}`);
+      p.bus.publish({
+        kind: "statusUpdate",
+        data: {
+          taskId,
+          contextId: p.contextId,
+          status: status(TaskState.TASK_STATE_INPUT_REQUIRED, question, taskId, p.contextId),
+          metadata: undefined,
+        },
+      } as AgentExecutionEvent);
+    },
     complete: (id, text) => finish(id, TaskState.TASK_STATE_COMPLETED, text, true),
     fail: (id, text) => finish(id, TaskState.TASK_STATE_FAILED, text, false),
     reject: (id, text) => finish(id, TaskState.TASK_STATE_REJECTED, text, false),
@@ -263,6 +301,10 @@ export async function startFakeA2aAgent(
         server.close(() => r());
       }),
   };
+}
+
+function textOfMessage(m: Message | undefined): string {
+  return (m?.parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
 }
 
 function context(req: IncomingMessage): ServerCallContext {

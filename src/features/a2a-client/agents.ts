@@ -88,6 +88,13 @@ function sendTool(recorded: RecordedAgent): ToolDefinition<z.infer<typeof SendAr
         await client.cancelTask({ tenant: "", id: taskId, metadata: undefined }, { signal: ctx.signal }),
       );
     },
+    async reply(taskId, text, messageId, ctx) {
+      const agent = configured(name, ctx.env);
+      if (!agent) return null;
+      const client = await clientFor(agent, ctx);
+      const result = await sendText(client, { messageId, text, taskId, notify: null, signal: ctx.signal });
+      return isTask(result) ? taskStatus(result) : { taskId, state: "working" };
+    },
   };
   return {
     name: `${name}__send`,

@@ -78,7 +78,14 @@ export async function clientFor(agent: A2aAgent, ctx: ToolContext): Promise<Clie
  */
 export async function sendText(
   client: Client,
-  input: { messageId: string; text: string; notify: { url: string; token: string } | null; signal: AbortSignal },
+  input: {
+    messageId: string;
+    text: string;
+    notify: { url: string; token: string } | null;
+    signal: AbortSignal;
+    /** An answer to a task that asked for input: the message goes to that task (and its context). */
+    taskId?: string;
+  },
 ): Promise<Awaited<ReturnType<Client["sendMessage"]>>> {
   return client.sendMessage(
     {
@@ -86,7 +93,7 @@ export async function sendText(
       message: {
         messageId: input.messageId,
         contextId: "",
-        taskId: "",
+        taskId: input.taskId ?? "",
         role: Role.ROLE_USER,
         parts: [
           { content: { $case: "text", value: input.text }, metadata: undefined, filename: "", mediaType: "text/plain" },

@@ -91,4 +91,29 @@ describe("the <agent>__send tool over @a2a-js/sdk", () => {
       message: "out of paper",
     });
   });
+
+  it("a task that asks for input gets the answer on the same task, then goes on", async () => {
+    agent = await startFakeA2aAgent({ push: false });
+    const env = { A2A_AGENTS: JSON.stringify([{ name: "helper", url: agent.cardUrl }]) };
+    const tool = toolOf(env);
+    const sent = await tool.run({ text: "book a room" }, ctxFor(env));
+    const taskId = sent.remoteTask!.taskId;
+    agent.ask(taskId, "which day?");
+    expect(await tool.remote!.poll(taskId, ctxFor(env))).toMatchObject({
+      state: "input-required",
+      message: "which day?",
+    });
+    const after = await tool.remote!.reply!(taskId, "Tuesday", "hw_answer_1", ctxFor(env));
+    expect(after).toMatchObject({ taskId, state: "working" });
+    expect(agent.replies).toEqual([{ taskId, text: "Tuesday" }]);
+    expect(agent.tasks()).toEqual([taskId]);
+    agent.complete(taskId, "booked for Tuesday");
+    // The agent stores the completion on its own time: poll until it says so, as the runtime does.
+    let status = await tool.remote!.poll(taskId, ctxFor(env));
+    for (let i = 0; i < 100 && status.state === "working"; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      status = await tool.remote!.poll(taskId, ctxFor(env));
+    }
+    expect(status).toMatchObject({ state: "completed", response: { text: "booked for Tuesday" } });
+  });
 });

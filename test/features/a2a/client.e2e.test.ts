@@ -65,4 +65,34 @@ describe("A2A client: a call answered by a remote task", () => {
       response: { code: "remote_failed", message: "out of paper" },
     });
   });
+
+  it("a task that asks for input: the wait shows the question, the user's next message goes to the same task", async () => {
+    stack = await startStack();
+    const { api, agent } = stack;
+    const session = await api.createSession({ title: "input required" });
+    await api.sendMessage(session.id, "book a room");
+    const send = await agent.waitForSend();
+    await api.waitFor(session.id, (s) => waitOf(s)?.kind === "remote");
+    agent.ask(send.taskId!, "which day?");
+    const asked = await api.waitFor(session.id, (s) => waitOf(s)?.reason === "which day?");
+    expect(asked.session.status).toBe("waiting");
+    expect(asked.events.some((e) => e.actions?.stateDelta?.remoteInput)).toBe(true);
+    await api.sendMessage(session.id, "Tuesday");
+    await api.waitFor(session.id, () => agent.replies.length === 1);
+    expect(agent.replies).toEqual([{ taskId: send.taskId, text: "Tuesday" }]);
+    // Answered: the call still waits for the same task, no longer asking.
+    const answered = await api.waitFor(
+      session.id,
+      (s, events) =>
+        waitOf(s)?.kind === "remote" &&
+        waitOf(s)?.reason === undefined &&
+        events.some((e) => e.actions?.stateDelta?.remoteReply),
+    );
+    expect(responseOf(answered.events)).toBeUndefined();
+    agent.complete(send.taskId!, "booked for Tuesday");
+    const done = await api.waitForIdle(session.id);
+    expect(responseOf(done.events)?.content).toMatchObject({ status: "ok", response: { text: "booked for Tuesday" } });
+    expect(agent.tasks()).toEqual([send.taskId]);
+    expect((await api.verify(session.id)).ok).toBe(true);
+  });
 });

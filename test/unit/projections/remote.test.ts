@@ -260,3 +260,40 @@ describe("polling backoff through the one alarm owner", () => {
     expect(owner.remoteDue(fold(ev.events), 10_000)).toBe(70_000);
   });
 });
+
+describe("a task that asks for input", () => {
+  it("the wait says what is asked; the user's next message is its answer until it is sent", () => {
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a" });
+    ev.stateDelta({ remoteInput: { callId: "c1", taskId: "T1", waitId: "remote:c1:a", ask: "which day?" } }, "runtime");
+    let s = fold(ev.events);
+    expect(sessionWait(s)).toMatchObject({ kind: "remote", waitId: "remote:c1:a", reason: "which day?" });
+    expect(s.remote?.waiting[0]?.ask).toEqual({ text: "which day?", seq: ev.events.length });
+    expect(s.remote?.waiting[0]?.answerSeq).toBeUndefined();
+    const owner = new AlarmOwner();
+    owner.remotePolled("remote:c1:a", 1_000);
+    expect(owner.remoteDue(s, 1_000)).toBe(2_000);
+    const answer = ev.user("Tuesday");
+    ev.user("and a projector");
+    s = fold(ev.events);
+    // The first message after the question is the answer; it is due at once, and still releases nothing.
+    expect(s.remote?.waiting[0]?.answerSeq).toBe(answer.seq);
+    expect(owner.remoteDue(s, 1_000)).toBe(1_000);
+    expect(sessionWait(s)).toMatchObject({ kind: "remote", reason: "which day?" });
+    owner.remotePolled("remote:c1:a", 1_000, answer.seq);
+    expect(owner.remoteDue(s, 1_000)).toBe(3_000);
+    ev.stateDelta({ remoteReply: { callId: "c1", taskId: "T1", waitId: "remote:c1:a", seq: answer.seq } }, "runtime");
+    s = fold(ev.events);
+    expect(s.remote?.waiting[0]?.ask).toBeUndefined();
+    expect(s.remote?.waiting[0]?.answerSeq).toBeUndefined();
+    expect(sessionWait(s)).toEqual({ kind: "remote", waitId: "remote:c1:a", runId: "r1" });
+    expect(releases(s.remote, "remote:c1:a", "T1")).toBe(true);
+  });
+
+  it("a message before any question answers nothing", () => {
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a" });
+    ev.user("hurry up");
+    expect(fold(ev.events).remote?.waiting[0]?.answerSeq).toBeUndefined();
+  });
+});
