@@ -28,6 +28,10 @@ declare namespace Cloudflare {
     A2A_AGENT_NAME?: string;
     /** JSON array of MCP servers (docs/API.md#mcp-servers). */
     MCP_SERVERS?: string;
+    /** JSON array of remote A2A agents, each a tool `<name>__send` (docs/API.md#a2a-agents). */
+    A2A_AGENTS?: string;
+    /** The Worker's public origin: where remote agents push notifications (docs/API.md#a2a-agents); unset: polling only. */
+    PUBLIC_URL?: string;
     /** The secret MCP OAuth tokens are encrypted with at rest (docs/API.md#mcp-servers-behind-oauth). */
     TOKEN_ENCRYPTION_KEY?: string;
     /** `NAME=hostpattern,…`: the secrets http_fetch may send, each only to its hosts (docs/API.md#secrets). */

@@ -36,7 +36,7 @@ export type PendingApproval = { requestId: string; callId: string; tool: string;
 /** Which calls were re-run, which need review, which model calls were re-issued. */
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 
-export type WaitKind = "wait_for" | "budget" | "child";
+export type WaitKind = "wait_for" | "budget" | "child" | "remote";
 /** `Session.wait`: what the open turn waits for. */
 export type SessionWait = { runId: string; waitId: string; kind: WaitKind; reason?: string; modelCalls?: number };
 

@@ -21,6 +21,8 @@ export type TranscriptItem =
   | { kind: "turn"; seq: number; turnId?: string; reason: "completed" | "stopped" | "failed" }
   /** A work-record revision or entry written over HTTP (the agent's own show as its tool calls). */
   | { kind: "record"; seq: number; topic: string; revision?: number; entry?: number }
+  /** Something that happened outside any turn, said in a sentence (a remote task's late result). */
+  | { kind: "note"; seq: number; text: string; callId?: string }
   /** Seq 1 of a fork: where it came from. */
   | { kind: "fork"; seq: number; sessionId: string; throughSeq: number; digest: string };
 
@@ -35,6 +37,25 @@ export function recoveryListsOf(e: Event): RecoveryLists | null {
   const n = e.actions?.stateDelta?.recoveryNotice as Partial<RecoveryLists> | undefined;
   if (!n) return null;
   return { rerun: n.rerun ?? [], needsReview: n.needsReview ?? [], reissued: n.reissued ?? [] };
+}
+
+/**
+ * The note a late result (`stateDelta.lateResult`, docs/API.md#a2a-agents) shows: a remote task
+ * that ended after its call's run had closed; null for any other event.
+ */
+export function lateResultNote(e: Event): { text: string; callId: string } | null {
+  const r = e.actions?.stateDelta?.lateResult as
+    | { callId?: unknown; taskId?: unknown; state?: unknown; response?: { text?: unknown; message?: unknown } }
+    | undefined;
+  if (!r || typeof r.callId !== "string") return null;
+  const said =
+    typeof r.response?.text === "string"
+      ? r.response.text
+      : typeof r.response?.message === "string"
+        ? r.response.message
+        : "";
+  const text = `The remote task ${String(r.taskId)} of call ${r.callId} ended ${String(r.state)} after its run had closed${said ? `: ${said}` : "."}`;
+  return { text, callId: r.callId };
 }
 
 /** One sentence for a recovery notice, from its three lists: what the banner and the transcript line both say. */

@@ -2,6 +2,7 @@
 
 import { featuresDue as dueOf } from "../runtime/feature-hooks";
 import type { SqlLike } from "../storage/sql";
+import { a2aClient } from "./a2a-client";
 import { a2aServer } from "./a2a-server";
 import { children } from "./children";
 import { fork } from "./fork";
@@ -15,7 +16,7 @@ import { work } from "./work";
 export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./skills";
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills, mcpServer, a2aServer];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills, mcpServer, a2aServer, a2aClient];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {

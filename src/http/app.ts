@@ -30,11 +30,19 @@ export function createApp(features: readonly EdgeFeature[] = []) {
     c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
   );
   oauthCallbackRoute(app);
+  for (const feature of features) feature.publicRoutes?.(app);
 
+  const problems = (env: Env) => {
+    for (const f of features) {
+      const problem = f.configProblem?.(env as unknown as Record<string, unknown>);
+      if (problem) return problem;
+    }
+    return null;
+  };
   app.use(
     "/v1/*",
     corsEdge(),
-    auth(),
+    auth(problems),
     originGuard(),
     rateLimit(),
     bodyLimitEdge(Object.assign({ "/v1/chat": CHAT_BODY_LIMIT }, ...features.map((f) => f.bodyLimits ?? {}))),

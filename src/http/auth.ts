@@ -38,12 +38,12 @@ const BEARER = /^Bearer ([^\s]+)$/i;
  * A ticket is checked here, before the Origin (docs/API.md §7.1): a missing, used, expired or
  * wrong-session ticket is 401 whatever the Origin. The session object uses it up later.
  */
-export function auth(): EdgeMiddleware {
+export function auth(featureProblem: (env: Env) => string | null = () => null): EdgeMiddleware {
   return async function auth(c, next) {
     const known = principals(c.env.API_TOKENS);
     if (known.size === 0) throw new ApiError("not_configured", "API_TOKENS is not set");
     // Invalid tool settings are refused at the first request, naming the problem (docs/API.md#configuration).
-    const tools = toolConfigProblem(c.env);
+    const tools = toolConfigProblem(c.env) ?? featureProblem(c.env);
     if (tools) throw new ApiError("not_configured", tools);
     const header = c.req.header("authorization");
     const ticket = c.req.query("ticket");

@@ -29,6 +29,13 @@ export type EdgeFeature = {
   readonly routes?: (app: EdgeApp) => void;
   /** Bodies its routes take beyond the standard limit, by path pattern (`/v1/x/*`), drained the same way. */
   readonly bodyLimits?: Readonly<Record<string, { maxBytes: number; message: string }>>;
+  /**
+   * Mounts routes before the edge's bearer auth (a webhook whose caller proves itself another way,
+   * as a notification's token): each such route authenticates its caller itself.
+   */
+  readonly publicRoutes?: (app: EdgeApp) => void;
+  /** A problem with the feature's settings in the Worker's vars: every `/v1` request is 503 `not_configured` naming it. */
+  readonly configProblem?: (env: Record<string, unknown>) => string | null;
 };
 
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */

@@ -32,6 +32,19 @@ export {
   recoveryNeeded,
 } from "./recovery-plan";
 export {
+  MAX_LATE,
+  type NoticeTarget,
+  noticeTarget,
+  REMOTE_ERROR_CODES,
+  type RemoteRecord,
+  type RemoteState,
+  reduceRemote,
+  releases,
+  remotePollDelay,
+  remoteRecordOf,
+  waitingTask,
+} from "./remote";
+export {
   awaitsChild,
   type CallPlan,
   type CallState,

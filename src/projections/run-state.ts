@@ -164,6 +164,12 @@ export function projectRunState(events: Event[]): RunState {
             : {}),
         };
     }
+    // docs/design.md#remote-calls: a call whose remote task is recorded waits for it; never recovered.
+    const remote = delta?.remoteTask as { callId?: unknown; waitId?: unknown } | undefined;
+    if (remote && typeof remote.callId === "string" && typeof remote.waitId === "string") {
+      const call = byId.get(remote.callId);
+      if (call?.dispatch) call.dispatch = { ...call.dispatch, waitId: remote.waitId };
+    }
     if (a.permissionRequest) {
       const call = byId.get(a.permissionRequest.callId);
       if (call) call.approval = { requestId: a.permissionRequest.requestId, decision: null };

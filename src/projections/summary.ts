@@ -16,6 +16,7 @@ import {
   reduceChildren,
   type SpawnedBy,
 } from "./children";
+import { type RemoteState, reduceRemote } from "./remote";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
 export type * from "../contract/session";
@@ -62,6 +63,8 @@ export type SessionSummary = {
   forkPrefix?: { sha256: string; bytes: number; mediaType: string };
   /** Sub-sessions (docs/API.md §6 spawn_session): waits for children, the outbox, pending stops. */
   children?: ChildrenState;
+  /** Remote calls (docs/design.md#remote-calls): the tasks waited for and those a close answered first. */
+  remote?: RemoteState;
   /** The owner's directory object id, where this session registers the children it spawns. */
   directoryId?: string | null;
   /** The last recorded `stateDelta.toolset` (docs/API.md#mcp-servers): an open turn keeps it until it closes. */
@@ -207,6 +210,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     next.pendingApprovals = [];
   }
   next.children = reduceChildren(next.children, e);
+  const remote = reduceRemote(next.remote, e);
+  if (remote !== next.remote) next.remote = remote;
   return next;
 }
 

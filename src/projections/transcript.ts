@@ -3,7 +3,7 @@ import { recordFactOf } from "../contract/records";
 
 export type { TranscriptItem } from "../contract/transcript";
 
-import { recoveryListsOf, type TranscriptItem } from "../contract/transcript";
+import { lateResultNote, recoveryListsOf, type TranscriptItem } from "../contract/transcript";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -93,6 +93,8 @@ export class TranscriptFold {
     if (forkedFrom) push({ kind: "fork", seq: e.seq, ...forkedFrom });
     const notice = recoveryListsOf(e);
     if (notice) push({ kind: "recovery", seq: e.seq, ...notice });
+    const late = lateResultNote(e);
+    if (late) push({ kind: "note", seq: e.seq, ...late });
     if (a.turnClose) push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
     return touched;
   }

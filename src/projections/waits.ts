@@ -70,6 +70,29 @@ export function reduceTurnWaits<T extends TurnBudget & { turnId: string; runId: 
       },
     };
   }
+  // docs/design.md#remote-calls: a remote call's recorded task starts its wait.
+  const remote = delta?.remoteTask as { waitId?: unknown; callId?: unknown } | undefined;
+  if (remote && typeof remote.waitId === "string" && typeof remote.callId === "string")
+    t = {
+      ...t,
+      wait: {
+        runId: e.runId ?? t.runId,
+        waitId: remote.waitId,
+        kind: "remote",
+        callId: remote.callId,
+        ...(e.invocationId ? { invocationId: e.invocationId } : {}),
+      },
+    };
+  // A remote task that asks for input: the wait says what is asked, until the answer is sent.
+  const input = delta?.remoteInput as { waitId?: unknown; ask?: unknown } | undefined;
+  if (input && t.wait?.waitId === input.waitId && typeof input.ask === "string")
+    t = { ...t, wait: { ...t.wait, reason: input.ask } };
+  const replied = delta?.remoteReply as { waitId?: unknown } | undefined;
+  const w = t.wait;
+  if (replied && w && w.waitId === replied.waitId && w.reason !== undefined) {
+    const { reason: _reason, ...rest } = w;
+    t = { ...t, wait: rest };
+  }
   const budget = delta?.budgetWait as { waitId?: unknown; modelCalls?: unknown } | undefined;
   if (budget && typeof budget.waitId === "string")
     t = {

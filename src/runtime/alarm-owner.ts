@@ -5,7 +5,7 @@
  * of `setAlarm`/`deleteAlarm`. All memory: after a restart the stored alarm stands for it (`adopt`).
  */
 
-import { hasChildrenWork, type SessionSummary } from "../projections";
+import { hasChildrenWork, remotePollDelay, type SessionSummary } from "../projections";
 import { type AlarmDues, dueFloors, type Firing, loopDue, nextAlarm, outboxDue } from "./alarm";
 import { outboxDelay } from "./children";
 import type { RuntimeDeps } from "./deps";
@@ -30,6 +30,10 @@ export class AlarmOwner {
   #outboxFailures = 0;
   /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
   #fired: Firing | null = null;
+  /** The remote task the open turn waits for: polls so far and when the next is due (docs/design.md#remote-calls). */
+  #remote: { waitId: string; polls: number; at: number } | null = null;
+  /** The answer (its seq) last tried on a task that asked: tried again at the poll's pace, not at once. */
+  #answered: number | null = null;
 
   constructor(private readonly port: AlarmPort) {}
 
@@ -53,7 +57,25 @@ export class AlarmOwner {
       trigger: featuresDue(port.deps.sql, port.features, s, now),
       outbox: outboxDue(hasChildrenWork(s?.children), this.#outboxAt, now),
       traceExport: port.deps.traceExportDue?.() ?? null,
+      remote: this.remoteDue(s, now),
     };
+  }
+
+  /** When the remote task the open turn waits for is next polled: now for a wait not polled yet. */
+  remoteDue(s: SessionSummary | null, now: number): number | null {
+    const wait = s?.openTurn?.wait;
+    if (wait?.kind !== "remote") return null;
+    // An answer to the task's question is sent at once.
+    const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
+    if (record?.answerSeq !== undefined && this.#answered !== record.answerSeq) return now;
+    return this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
+  }
+
+  /** A poll of wait `waitId` is about to be asked: the next after the backoff of the polls so far. */
+  remotePolled(waitId: string, now: number, answerSeq?: number): void {
+    if (answerSeq !== undefined) this.#answered = answerSeq;
+    const polls = this.#remote?.waitId === waitId ? this.#remote.polls + 1 : 1;
+    this.#remote = { waitId, polls, at: now + remotePollDelay(polls) };
   }
 
   /**
@@ -113,6 +135,8 @@ export class AlarmOwner {
       const turn = s?.openTurn;
       if (turn && !this.#wake && this.#lease === null) this.#wake = { turnId: turn.turnId, at: stored };
       if (this.#outboxAt === null && hasChildrenWork(s?.children)) this.#outboxAt = stored;
+      const wait = turn?.wait;
+      if (!this.#remote && wait?.kind === "remote") this.#remote = { waitId: wait.waitId, polls: 0, at: stored };
     }
     await this.arm();
   }

@@ -16,6 +16,8 @@ export type AlarmDues = {
   trigger?: number | null;
   /** The children outbox: a child's report or a parent's stops still to be acknowledged. */
   outbox?: number | null;
+  /** The remote task the open turn waits for: its next poll (docs/design.md#remote-calls). */
+  remote?: number | null;
   /** The trace-export outbox. */
   traceExport?: number | null;
 };
@@ -34,7 +36,13 @@ export type Firing = { at: number; head: number };
  */
 export function dueFloors(last: Firing | null, head: number, now: number): Record<keyof AlarmDues, number> {
   const floor = last ? Math.max(now, last.at + ALARM_FLOOR_MS) : now;
-  return { loop: last && head !== last.head ? now : floor, trigger: floor, outbox: floor, traceExport: floor };
+  return {
+    loop: last && head !== last.head ? now : floor,
+    trigger: floor,
+    outbox: floor,
+    remote: floor,
+    traceExport: floor,
+  };
 }
 
 /** The earliest due time of `dues`, each part no earlier than its floor (default `now`); null: no alarm. */

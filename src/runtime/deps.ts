@@ -62,6 +62,8 @@ export interface RuntimeCtx {
   turnSuffix(): Event[];
   needsApproval(call: CallState): boolean;
   toolFor(name: string): ToolDefinition<unknown> | null;
+  /** Hosts `http_fetch` refuses: those the features reach through their own tools. */
+  deniedHosts(): string[];
   /** The MCP server a tool name belongs to when the turn's toolset named it unavailable. */
   unavailableServerOf(name: string): string | null;
   /**

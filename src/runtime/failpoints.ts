@@ -24,7 +24,11 @@ export type FailpointId =
   /** The parent appended a child's report, before the child heard the acknowledgement. */
   | "F14"
   /** A turn closed (its `turnClose` committed), its trace not yet sent to the collector. */
-  | "F15";
+  | "F15"
+  /** A remote call's task recorded (`stateDelta.remoteTask`), nothing more (docs/design.md#remote-calls). */
+  | "F16"
+  /** A remote task's outcome learned (a poll or a notification), the call's response not yet committed. */
+  | "F17";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

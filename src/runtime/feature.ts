@@ -63,6 +63,11 @@ export type RuntimeFeature = {
   readonly touches?: (events: Event[]) => boolean;
   /** Brings the feature's tables up to the log's head when the object opens. */
   readonly catchUp?: (sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T) => void;
+  /**
+   * Hosts (`HTTP_TOOL_ALLOWED_HOSTS` patterns) that `http_fetch` refuses because the feature
+   * reaches them through its own tools (an A2A agent's origin), from the Worker's vars.
+   */
+  readonly deniedHosts?: (env: Record<string, unknown>) => string[];
   /** When the feature next needs the alarm (epoch ms; `now` or earlier: at once), or null. */
   readonly nextDue?: (sql: SqlLike, summary: SessionSummary | null, now: number) => number | null;
   /** When the object wakes, before the loop's slice (fire what is due, start a queued run). Must not throw. */

@@ -20,6 +20,7 @@ import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
 import { PrefixCache } from "./prefix-cache";
+import { cancelRemoteTasks, remoteNotice } from "./remote";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
@@ -54,6 +55,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
   readonly #prefix: PrefixCache;
+  #cancels: Promise<void> | null = null;
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
@@ -100,6 +102,11 @@ export class SessionRuntime implements RuntimeCtx {
   toolFor(name: string): ToolDefinition<unknown> | null {
     const s = this.#summary;
     return s ? this.#tools.lookup(s, name) : null;
+  }
+
+  deniedHosts(): string[] {
+    const env = this.deps.env ?? {};
+    return this.features.flatMap((f) => f.deniedHosts?.(env) ?? []);
   }
 
   unavailableServerOf(name: string): string | null {
@@ -203,15 +210,32 @@ export class SessionRuntime implements RuntimeCtx {
     return commands.dismissRecoveryNotice(this, input);
   }
 
-  /** Stop: the turn's closing block, then the model stream and running tools are aborted. */
+  /**
+   * Stop: the turn's closing block, then the model stream and running tools are aborted and the
+   * remote tasks the turn waited for are cancelled (best effort, docs/design.md#remote-calls).
+   */
   stop(): Session {
+    const remote = this.#summary?.remote?.waiting ?? [];
     if (commands.stopTurn(this)) {
+      if (remote.length > 0) this.#cancels = cancelRemoteTasks(this, remote).catch(() => undefined);
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
       void this.arm();
     }
     return this.session();
+  }
+
+  /** The cancels a stop started (best effort): awaited by the stop's caller. */
+  async settled(): Promise<void> {
+    const cancels = this.#cancels;
+    this.#cancels = null;
+    await cancels;
+  }
+
+  /** A push notification about a remote task (docs/design.md#remote-calls); 404 unless its token names a wait. */
+  remoteNotice(input: Parameters<typeof remoteNotice>[1]): Promise<{ recorded: boolean }> {
+    return remoteNotice(this, input);
   }
 
   createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {

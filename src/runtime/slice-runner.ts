@@ -12,6 +12,7 @@ import type { RuntimeCtx } from "./deps";
 import { haltedAtFailpoint, hang } from "./failpoints";
 import { afterFailedSlice, runSlice } from "./loop";
 import { deliverOutbox } from "./outbox";
+import { pollRemote } from "./remote";
 
 type Runtime = Parameters<typeof runSlice>[0] &
   Parameters<typeof afterFailedSlice>[0] &
@@ -49,6 +50,7 @@ export class SliceRunner {
       await this.#loop;
     }
     await deliverOutbox(rt, owner);
+    if (!haltedAtFailpoint()) await pollRemote(rt, owner);
     if (!haltedAtFailpoint()) await rt.arm();
   }
 }

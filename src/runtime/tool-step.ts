@@ -22,6 +22,7 @@ import {
   unavailableCallDrafts,
 } from "./drafts";
 import { failpoint, failpointArmed } from "./failpoints";
+import { newRemoteSend, recordRemoteTask } from "./remote";
 import { writeInflight } from "./state";
 import { type CallSecrets, callSecrets } from "./tool-secrets";
 
@@ -54,6 +55,8 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   writeInflight(rt.deps.sql, { callId: call.callId }, rt.incarnation);
   const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
   const secrets = callSecrets(rt.deps.env ?? {});
+  // A remote tool's send is given its wait and notification token (docs/design.md#remote-calls).
+  const remote = tool.remote ? newRemoteSend(rt, call.callId) : undefined;
   let result: ToolResult;
   try {
     const running = tool.run(args, {
@@ -71,6 +74,8 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
       secret: secrets.read,
       httpSecretHosts: secrets.httpHosts,
       spawnChild: (a) => spawnChild(rt, call, a),
+      ...(remote ? { remote } : {}),
+      httpDeniedHosts: rt.deniedHosts(),
     });
     await runningFailpoint(rt, tool, running);
     result = await running;
@@ -85,6 +90,11 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     return true;
   }
   await rt.failpoint("F6");
+  if (result.remoteTask && remote) {
+    // The response comes with the task's outcome; the run waits for it (docs/design.md#remote-calls).
+    await recordRemoteTask(rt, call, base, remote, result.remoteTask, rerun);
+    return true;
+  }
   // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
   if (!callStillOpen(rt, call.callId, base.turnId)) {
     writeInflight(rt.deps.sql, null);

@@ -25,6 +25,7 @@ export function resumeWait(
   if (!turn || !wait || wait.waitId !== input.waitId || input.turnOfRun !== turn.turnId)
     throw new ApiError("conflict", "waitId is not the current wait of this run");
   if (wait.kind === "child") throw new ApiError("conflict", "a child's wait ends when the child reports");
+  if (wait.kind === "remote") throw new ApiError("conflict", "a remote task's wait ends with that task");
   const events = rt.commit(resumeDrafts(wait, { turnId: turn.turnId, runId: turn.runId }, input.text));
   return { seq: events.at(-1)!.seq };
 }

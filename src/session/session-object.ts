@@ -3,6 +3,7 @@ import { ApiError, asResult, type Result } from "../contract";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
+import type { SessionRuntime } from "../runtime/session-runtime";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
 import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsPage, chatWindow } from "./chat-reads";
@@ -185,6 +186,7 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, async ({ runtime }) => {
       const session = runtime.stop();
       await runtime.afterTurn();
+      await runtime.settled();
       return session;
     });
   }
@@ -278,6 +280,19 @@ export class SessionObject extends DurableObject<Env> {
   /** The parent's stop of this child (docs/API.md#sub-sessions); a child not created yet is barred. */
   stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session | null>> {
     return asResult(() => stopFromParent(this.#opening()?.runtime, this.#sql, this.ctx.storage.kv, spawn));
+  }
+
+  /**
+   * A push notification about a remote task (docs/design.md#remote-calls), from a feature's route:
+   * not admitted, since its token is the credential; 404 unless the token names a wait (or a late
+   * task) of this session and the task is that wait's.
+   */
+  remoteNotice(input: {
+    token: string;
+    taskId: string | null;
+    status: Parameters<SessionRuntime["remoteNotice"]>[0]["status"];
+  }): Promise<Result<{ recorded: boolean }>> {
+    return asResult(() => this.#child().remoteNotice(input));
   }
 
   #child() {

@@ -16,7 +16,47 @@ export type ToolResult = {
   stateDelta?: Record<string, unknown>;
   /** The call's response comes later, from a child session's report (`spawn_session`): no T2 now. */
   awaitChild?: true;
+  /**
+   * The call's response comes later, from this remote task (docs/design.md#remote-calls): no T2
+   * now. `target` names where the task lives (`{ agent }`, `{ server }`) and is recorded with it.
+   */
+  remoteTask?: { taskId: string; target: Record<string, string> };
 };
+
+/** A remote task's state as the remote-call core reads it (docs/design.md#remote-calls). */
+export type RemoteTaskState = "working" | "input-required" | "completed" | "failed" | "cancelled" | "rejected";
+
+/** What a poll (or a cancel) learned of a remote task: its state and, once terminal, the call's answer. */
+export type RemoteTaskStatus = {
+  taskId: string;
+  state: RemoteTaskState;
+  /** `completed`: the call's response; otherwise what the remote said (a failure's reason, a question). */
+  response?: unknown;
+  message?: string;
+};
+
+/**
+ * The port a remote tool implements besides its `run` (which is the send): how the runtime learns
+ * the outcome of the task a call started, and how a stop cancels it (docs/design.md#remote-calls).
+ * A2A agents and MCP tasks are adapters of it; the runtime never names either.
+ */
+export type RemoteTaskPort = {
+  poll(taskId: string, ctx: ToolContext): Promise<RemoteTaskStatus>;
+  /** Best effort; answers the task's state after the cancel when the remote says it. */
+  cancel(taskId: string, ctx: ToolContext): Promise<RemoteTaskStatus | null>;
+  /**
+   * The user's answer to a task that asked for input (`input-required`), sent to the same task
+   * under `messageId` (derived from the answer's event, so a repeat after a crash is the same message).
+   */
+  reply?(taskId: string, text: string, messageId: string, ctx: ToolContext): Promise<RemoteTaskStatus | null>;
+};
+
+/**
+ * What the runtime hands a remote tool's send: the wait its task will release, and a
+ * single-purpose token for push notifications about it (valid while that wait is open, or until
+ * a late result for it is recorded).
+ */
+export type RemoteSendContext = { waitId: string; notifyToken: string };
 
 export type ToolContext = {
   sessionId: string;
@@ -44,6 +84,10 @@ export type ToolContext = {
   httpSecretHosts?: Record<string, string[]>;
   /** Creates (or re-attaches to) the child session of this call (`spawn_session`); absent where there is none. */
   spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
+  /** For a remote tool's send (`ToolDefinition.remote`): the wait and the notification token. */
+  remote?: RemoteSendContext;
+  /** Hosts `http_fetch` refuses (features reach them through their own tools: an A2A agent's). */
+  httpDeniedHosts?: string[];
 };
 
 /** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */
@@ -69,6 +113,8 @@ export interface ToolDefinition<I = unknown> {
   callsOut?: boolean;
   /** Whether a session created with `options` has this tool at all (absent: every session has it). */
   availableFor?(options: SessionOptions): boolean;
+  /** The call's outcome arrives later from a remote task: `run` sends, this port polls and cancels. */
+  remote?: RemoteTaskPort;
   /** What `GET /v1/tools` says of the effect when it is not one value (`http_fetch`: by its arguments). */
   declaredEffect?: ToolEffect | "by-arguments";
 }

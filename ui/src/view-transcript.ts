@@ -103,6 +103,8 @@ class HwTranscript extends LitElement {
           Work record <a href="#records" data-topic=${item.topic}><code>${item.topic}</code></a>:
           ${item.revision !== undefined ? `revision ${item.revision}` : `entry ${item.entry}`}
         </li>`;
+      case "note":
+        return html`<li class="item note" role="note" data-seq=${item.seq}>${item.text}</li>`;
       case "fork":
         return html`<li class="item fork" data-seq=${item.seq}>
           Forked from <a href="/s/${item.sessionId}" data-nav>${item.sessionId.slice(0, 12)}…</a> at seq ${item.throughSeq}

@@ -137,6 +137,8 @@ async function fetchFollowingRedirects(
   const redirects: string[] = [];
   // An MCP server is reached through its tools (their filter, effects and approval rules), not here.
   const mcpHosts = mcpHostsDeniedToFetch(ctx.env ?? {});
+  // Likewise a host a feature reaches through its own tools (an A2A agent's).
+  const featureHosts = ctx.httpDeniedHosts ?? [];
   for (let hop = 0; ; hop++) {
     const where = hop === 0 ? "" : ` (redirect ${hop} from ${redirects[hop - 1] ?? args.url})`;
     if (!isUrlAllowed(url, ctx.httpAllowedHosts))
@@ -149,6 +151,10 @@ async function fetchFollowingRedirects(
         `${url.origin} is an MCP server's host: use its tools (HTTP_TOOL_MCP_HOSTS=allow lets http_fetch reach it)${where}`,
         { url: url.href },
       );
+    if (isUrlAllowed(url, featureHosts))
+      return toolError("host_not_allowed", `${url.origin} is reached through its own tools, not http_fetch${where}`, {
+        url: url.href,
+      });
     const sent = withSecrets(headers, url, ctx);
     if (!sent.ok) {
       return toolError("secret_not_allowed", `{{secret:${sent.name}}} may not be sent to ${url.host}${where}`, {

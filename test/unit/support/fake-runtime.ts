@@ -119,6 +119,7 @@ export function fakeRuntime(
     needsApproval: (call: CallState) => opts.needsApproval?.(call) ?? false,
     toolFor: (name) => tools.get(name) ?? null,
     unavailableServerOf: () => null,
+    deniedHosts: () => [],
     beforeTurn: async () => undefined,
     contextInput: (model) => ({ summary: rt.require(), model, system: "You are a test.", tools: [] }),
     get signal() {

@@ -1,0 +1,268 @@
+/**
+ * Remote calls (docs/design.md#remote-calls), the doing part: what a remote tool's send is given,
+ * the record of its task, polling from the alarm with backoff, a push notification, and the
+ * best-effort cancel of a stop. Every decision is read from the log (`projections/remote.ts`):
+ * only the task recorded for the open wait releases it, once.
+ */
+import { ApiError } from "../contract";
+import { sha256Hex } from "../log";
+import { type CallState, noticeTarget, type RemoteRecord, releases } from "../projections";
+import { idempotencyKeyFor, redactSecrets } from "../tools";
+import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, ToolResult } from "../tools/types";
+import type { AlarmOwner } from "./alarm-owner";
+import type { RuntimeCtx } from "./deps";
+import type { Base } from "./draft-base";
+import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft } from "./remote-drafts";
+import { writeInflight } from "./state";
+import { callSecrets } from "./tool-secrets";
+
+/** How long one poll or cancel may take. */
+const REMOTE_REQUEST_MS = 30_000;
+
+/** A fresh wait and notification token for a remote send; the log keeps only the token's sha256. */
+export function newRemoteSend(rt: RuntimeCtx, callId: string): RemoteSendContext {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  const secret = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+  return {
+    waitId: `remote:${callId}:${crypto.randomUUID().slice(0, 8)}`,
+    notifyToken: `${rt.deps.sessionId}.${secret}`,
+  };
+}
+
+/**
+ * After a send that started a remote task: its record, which starts the run's wait. A call a stop
+ * answered meanwhile records nothing; its task is cancelled (best effort).
+ */
+export async function recordRemoteTask(
+  rt: RuntimeCtx,
+  call: CallState,
+  base: Base,
+  send: RemoteSendContext,
+  task: NonNullable<ToolResult["remoteTask"]>,
+  rerun: boolean,
+): Promise<void> {
+  writeInflight(rt.deps.sql, null);
+  const open =
+    rt.summary?.openTurn?.turnId === base.turnId &&
+    !rt.deps.store.readByCall(call.callId).some((e) => e.content?.type === "functionResponse");
+  if (!open) {
+    const tool = rt.toolFor(call.name);
+    await tool?.remote?.cancel(task.taskId, remoteContext(rt, call.callId)).catch(() => null);
+    return;
+  }
+  rt.commit([
+    remoteTaskDraft(
+      { ...base, invocationId: call.invocationId },
+      {
+        callId: call.callId,
+        taskId: task.taskId,
+        waitId: send.waitId,
+        notify: sha256Hex(send.notifyToken),
+        target: task.target,
+        ...(rerun ? { rerun: true as const } : {}),
+      },
+    ),
+  ]);
+  await rt.failpoint("F16");
+}
+
+/** What a poll or cancel is given: the call's context without a send's. */
+function remoteContext(rt: RuntimeCtx, callId: string): ToolContext & { values: () => Record<string, string> } {
+  const secrets = callSecrets(rt.deps.env ?? {});
+  return {
+    sessionId: rt.deps.sessionId,
+    callId,
+    idempotencyKey: "",
+    signal: AbortSignal.timeout(REMOTE_REQUEST_MS),
+    sql: rt.deps.sql,
+    blobs: rt.deps.store.blobs,
+    httpAllowedHosts: rt.deps.config.httpAllowedHosts,
+    fetch: rt.deps.fetch,
+    env: rt.deps.env ?? {},
+    secret: secrets.read,
+    httpSecretHosts: secrets.httpHosts,
+    values: secrets.values,
+  };
+}
+
+/** The call a record belongs to (its name and invocation), read by its callId. */
+function callOf(rt: RuntimeCtx, callId: string): { name: string; invocationId?: string } | null {
+  const e = rt.deps.store.readByCall(callId).find((x) => x.content?.type === "functionCall");
+  if (e?.content?.type !== "functionCall") return null;
+  return { name: e.content.name, ...(e.invocationId ? { invocationId: e.invocationId } : {}) };
+}
+
+function remoteToolOf(rt: RuntimeCtx, callId: string): ToolDefinition<unknown> | null {
+  const call = callOf(rt, callId);
+  const tool = call ? rt.toolFor(call.name) : null;
+  return tool?.remote ? tool : null;
+}
+
+/** Asks the task's state through its tool's port; null when it could not be asked (tried again later). */
+async function ask(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
+  const tool = remoteToolOf(rt, record.callId);
+  if (!tool?.remote) return null;
+  const ctx = remoteContext(rt, record.callId);
+  try {
+    const status = await tool.remote.poll(record.taskId, ctx);
+    return { ...status, response: redactSecrets(status.response, ctx.values()) } as RemoteTaskStatus;
+  } catch (err) {
+    console.error("highwater: polling a remote task failed; it is polled again later", err);
+    return null;
+  }
+}
+
+/**
+ * Records a task's outcome if it is terminal and still owed (docs/API.md#a2a-agents): the
+ * response of the call whose wait it is, or a late result for a call a close answered. Decided
+ * again from the summary after every await, so a poll and a notification never both record.
+ */
+export async function recordRemoteStatus(
+  rt: RuntimeCtx,
+  record: RemoteRecord,
+  status: RemoteTaskStatus,
+): Promise<boolean> {
+  if (status.taskId !== record.taskId || !isTerminal(status.state)) return false;
+  await rt.failpoint("F17");
+  const s = rt.summary;
+  const turn = s?.openTurn;
+  if (turn?.wait?.waitId === record.waitId && releases(s?.remote, record.waitId, record.taskId)) {
+    const call = callOf(rt, record.callId);
+    if (!call) return false;
+    const ids = {
+      turnId: turn.turnId,
+      runId: turn.runId,
+      ...(call.invocationId ? { invocationId: call.invocationId } : {}),
+    };
+    const draft = remoteOutcomeDraft({ callId: record.callId, name: call.name }, ids, record, status);
+    if (!draft) return false;
+    rt.commit([draft]);
+    return true;
+  }
+  if (s?.remote?.late.some((r) => r.callId === record.callId && r.taskId === record.taskId)) {
+    rt.commit([lateResultDraft(record, status)]);
+    return true;
+  }
+  return false;
+}
+
+/**
+ * The alarm's part for remote calls: polls the task the open turn waits for when its backoff is
+ * due (armed for the next poll before asking, so a kill mid-poll comes back). True when an
+ * outcome was recorded (the loop is due again).
+ */
+export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owner: AlarmOwner): Promise<boolean> {
+  const s = rt.summary;
+  const wait = s?.openTurn?.wait;
+  if (wait?.kind !== "remote") return false;
+  const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
+  const due = owner.remoteDue(s ?? null, rt.now());
+  if (!record || due === null || due > rt.now()) return false;
+  owner.remotePolled(record.waitId, rt.now(), record.answerSeq);
+  await rt.arm();
+  const answered = record.answerSeq !== undefined ? await sendAnswer(rt, record) : null;
+  const status = answered && isTerminal(answered.state) ? answered : await ask(rt, record);
+  if (!status) return false;
+  if (status.state === "input-required") {
+    recordAsk(rt, record, status);
+    return false;
+  }
+  if (!(await recordRemoteStatus(rt, record, status))) return false;
+  owner.kick();
+  return true;
+}
+
+/**
+ * A task that asks for input (docs/API.md#a2a-agents): the question is recorded once
+ * (`stateDelta.remoteInput`), and the open turn's wait says what is asked until it is answered.
+ */
+function recordAsk(rt: RuntimeCtx, record: RemoteRecord, status: RemoteTaskStatus): void {
+  const question = status.message ?? "the remote task asks for input";
+  const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
+  const turn = rt.summary?.openTurn;
+  if (!current || !turn || current.ask?.text === question || current.answerSeq !== undefined) return;
+  rt.commit([
+    {
+      author: "runtime",
+      modelVisibility: "hidden",
+      turnId: turn.turnId,
+      runId: turn.runId,
+      actions: {
+        stateDelta: {
+          remoteInput: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, ask: question },
+        },
+      },
+    },
+  ]);
+}
+
+/**
+ * The user's first message after the task asked goes to the same task (its port's `reply`), under a
+ * messageId derived from that message's seq; then `stateDelta.remoteReply` records it was sent.
+ * Null when it could not be sent (tried again at the next poll).
+ */
+async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
+  const seq = record.answerSeq!;
+  const tool = remoteToolOf(rt, record.callId);
+  const e = rt.deps.store.get(seq);
+  if (!tool?.remote?.reply || e?.content?.type !== "text") return null;
+  const messageId = idempotencyKeyFor(rt.deps.sessionId, `${record.callId}:answer:${seq}`);
+  const ctx = remoteContext(rt, record.callId);
+  const status = await tool.remote.reply(record.taskId, e.content.text, messageId, ctx).catch((err: unknown) => {
+    console.error("highwater: sending an answer to a remote task failed; it is sent again later", err);
+    return null;
+  });
+  if (!status) return null;
+  const turn = rt.summary?.openTurn;
+  const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
+  if (!turn || current?.answerSeq !== seq) return null;
+  rt.commit([
+    {
+      author: "runtime",
+      modelVisibility: "hidden",
+      turnId: turn.turnId,
+      runId: turn.runId,
+      actions: {
+        stateDelta: { remoteReply: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, seq } },
+      },
+    },
+  ]);
+  return status;
+}
+
+/**
+ * A push notification about a remote task (docs/API.md#a2a-agents): `token` names the wait (only
+ * its sha256 is recorded), `taskId` the task it is about. A terminal `status` is recorded as is;
+ * anything else makes the task be asked now. A token no open wait or late task holds, or another
+ * task, is 404 and records nothing.
+ */
+export async function remoteNotice(
+  rt: RuntimeCtx & { kick(): Promise<void> },
+  input: { token: string; taskId: string | null; status: RemoteTaskStatus | null },
+): Promise<{ recorded: boolean }> {
+  const target = noticeTarget(rt.summary?.remote, sha256Hex(input.token), input.taskId);
+  if (target.kind === "refused")
+    throw new ApiError(
+      "not_found",
+      target.reason === "other_task"
+        ? "this notification names another task than its wait's"
+        : "no wait for this token",
+    );
+  const status = input.status && isTerminal(input.status.state) ? input.status : await ask(rt, target.record);
+  if (status?.state === "input-required" && target.kind === "waiting") recordAsk(rt, target.record, status);
+  const recorded = status ? await recordRemoteStatus(rt, target.record, status) : false;
+  if (recorded) await rt.kick();
+  return { recorded };
+}
+
+/** A stop's best-effort cancel of the tasks its turn waited for; a cancel the remote confirms is a late result. */
+export async function cancelRemoteTasks(rt: RuntimeCtx, records: readonly RemoteRecord[]): Promise<void> {
+  for (const record of records) {
+    const tool = remoteToolOf(rt, record.callId);
+    const status = await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
+    if (status) await recordRemoteStatus(rt, record, status).catch(() => false);
+  }
+}
