@@ -18,6 +18,7 @@ import { agentCard, PROTOCOL_VERSION } from "./card";
 import type { HandlerOptions, Port } from "./handler";
 import { pushAllowed } from "./push-deliver";
 import type { PushConfig } from "./push-store";
+import { sseResponse } from "./sse";
 import type { TaskRef } from "./task";
 import { KEY_PREFIX, type TurnView } from "./turn-read";
 
@@ -135,39 +136,6 @@ function taskIdFor(ref: TaskRef): string {
   return `${ref.sessionId}.${ref.seq}.${ref.turnId}`;
 }
 
-type ErrorOf = (err: unknown) => { code: number; message: string };
-
-function sse(first: unknown, rest: AsyncIterator<unknown>, id: Envelope["id"], errorOf: ErrorOf): Response {
-  const encoder = new TextEncoder();
-  const frame = (data: unknown, event?: string) =>
-    encoder.encode(`${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`);
-  let sentFirst = false;
-  const stream = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!sentFirst) {
-        sentFirst = true;
-        controller.enqueue(frame(first));
-        return;
-      }
-      try {
-        const next = await rest.next();
-        if (next.done) controller.close();
-        else controller.enqueue(frame(next.value));
-      } catch (err) {
-        controller.enqueue(frame({ jsonrpc: "2.0", id, error: errorOf(err) }, "error"));
-        controller.close();
-      }
-    },
-    async cancel() {
-      // The client went away: the stream stops reading the log; the task itself goes on.
-      await rest.return?.();
-    },
-  });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "x-accel-buffering": "no" },
-  });
-}
-
 async function answerRpc(c: EdgeContext): Promise<Response> {
   const checked = checkEnvelope(await c.req.text());
   if (!checked.ok) return c.json(checked.error);
@@ -197,7 +165,7 @@ async function answerRpc(c: EdgeContext): Promise<Response> {
     return c.json({ jsonrpc: "2.0", id: envelope.id, error: JsonRpcTransportHandler.mapToJSONRPCError(err) });
   }
   if (first.done) return c.json({ jsonrpc: "2.0", id: envelope.id, result: null });
-  return sse(first.value, it, envelope.id, (err) => JsonRpcTransportHandler.mapToJSONRPCError(err));
+  return sseResponse(first.value, it, envelope.id, (err) => JsonRpcTransportHandler.mapToJSONRPCError(err));
 }
 
 export function a2aRoutes(app: EdgeApp): void {

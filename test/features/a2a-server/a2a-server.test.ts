@@ -10,6 +10,7 @@ import { textOf } from "../../../src/features/a2a-server/handler";
 import { backoffMs, notificationOf, pushAllowed } from "../../../src/features/a2a-server/push-deliver";
 import { reportedState } from "../../../src/features/a2a-server/push-store";
 import { checkEnvelope } from "../../../src/features/a2a-server/routes";
+import { sseResponse } from "../../../src/features/a2a-server/sse";
 import { parseTaskId, taskIdOf, taskOf, updatesOf } from "../../../src/features/a2a-server/task";
 import type { TurnView } from "../../../src/features/a2a-server/turn-read";
 import type { Event } from "../../../src/log";
@@ -181,5 +182,39 @@ describe("the agent card", () => {
     expect(card.supportedInterfaces[0]).toMatchObject({ url: "https://agent.example/a2a", protocolBinding: "JSONRPC" });
     expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true });
     expect(card.securitySchemes.bearer?.scheme?.$case).toBe("httpAuthSecurityScheme");
+  });
+});
+
+describe("the SSE answer", () => {
+  it("sends a keep-alive comment while the next event is pending, then the event once, and stops reading when cancelled", async () => {
+    let release!: (v: IteratorResult<unknown>) => void;
+    let returned = false;
+    const rest: AsyncIterator<unknown> = {
+      next: () => new Promise((r) => (release = r)),
+      return: async () => {
+        returned = true;
+        return { done: true, value: undefined };
+      },
+    };
+    const res = sseResponse({ n: 1 }, rest, 7, () => ({ code: -32603, message: "x" }), 1);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toBe('data: {"n":1}\n\n');
+    expect((await reader.read()).value).toBe(": keep-alive\n\n");
+    release({ done: false, value: { n: 2 } });
+    let next = (await reader.read()).value;
+    while (next === ": keep-alive\n\n") next = (await reader.read()).value;
+    expect(next).toBe('data: {"n":2}\n\n');
+    await reader.cancel();
+    expect(returned).toBe(true);
+  });
+
+  it("ends with an error frame when the stream fails midway", async () => {
+    const rest: AsyncIterator<unknown> = { next: async () => Promise.reject(new Error("boom")) };
+    const res = sseResponse({ n: 1 }, rest, 7, (err) => ({ code: -32603, message: (err as Error).message }));
+    const text = await res.text();
+    expect(text).toBe(
+      'data: {"n":1}\n\nevent: error\ndata: {"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"boom"}}\n\n',
+    );
   });
 });
