@@ -2,6 +2,7 @@
 
 import { featuresDue as dueOf } from "../runtime/feature-hooks";
 import type { SqlLike } from "../storage/sql";
+import { channels } from "./channels";
 import { children } from "./children";
 import { fork } from "./fork";
 import { mcpServer } from "./mcp-server";
@@ -14,7 +15,7 @@ import { work } from "./work";
 export { buildDeploymentSkills, type DeploymentSkill, installDeploymentSkills } from "./skills";
 export type { Feature } from "./types";
 
-export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills, mcpServer];
+export const FEATURES: readonly Feature[] = [work, records, children, fork, memory, skills, mcpServer, channels];
 
 /** The earliest time any feature needs the alarm, or null. */
 export function featuresDue(sql: SqlLike, features: readonly Feature[] = FEATURES): number | null {

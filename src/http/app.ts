@@ -33,6 +33,7 @@ export function createApp(features: readonly EdgeFeature[] = []) {
     c.json({ ok: true, traceExport: exportStatus(c.env as unknown as Record<string, unknown>) }),
   );
   oauthCallbackRoute(app);
+  for (const feature of features) feature.publicRoutes?.(app);
 
   app.use(
     "/v1/*",

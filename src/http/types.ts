@@ -27,6 +27,11 @@ export type EdgeFeature = {
   readonly name: string;
   /** Mounts the feature's routes (behind the session lookup, before the app's 404). */
   readonly routes?: (app: EdgeApp) => void;
+  /**
+   * Mounts routes that prove their caller themselves (a platform's signed webhook), before the
+   * bearer check, CORS and the rate limit, like `/healthz`. Each must refuse an unproven request.
+   */
+  readonly publicRoutes?: (app: EdgeApp) => void;
 };
 
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */

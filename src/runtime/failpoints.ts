@@ -24,7 +24,9 @@ export type FailpointId =
   /** The parent appended a child's report, before the child heard the acknowledgement. */
   | "F14"
   /** A turn closed (its `turnClose` committed), its trace not yet sent to the collector. */
-  | "F15";
+  | "F15"
+  /** A feature's outbox row is stored (a channel's post), not yet sent to the platform. */
+  | "F16";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

@@ -38,6 +38,17 @@ export type TurnPort = {
   readBlob(sha256: string): string | null;
 };
 
+/**
+ * What `deliver` works with: the feature's tables, the Worker's bindings (another object's
+ * namespace) and the session's id. Nothing of the runtime: an outbox only reads its own rows.
+ */
+export type DeliverPort = {
+  readonly sql: SqlLike;
+  readonly env: Record<string, unknown>;
+  readonly sessionId: string;
+  now(): number;
+};
+
 /** What `context` reads: the summary (the feature's slice among it) and the session's blobs. Nothing else. */
 export type ContextView = {
   readonly summary: SessionSummary;
@@ -67,6 +78,12 @@ export type RuntimeFeature = {
   readonly beforeSlice?: (host: FeatureHost) => void;
   /** After the loop's slice and after a stop: the turn may have closed (start the run queued behind it). */
   readonly afterTurn?: (host: FeatureHost) => void;
+  /**
+   * After the slice and `afterTurn`, when the object wakes: hands what the feature's tables owe to
+   * someone else (another object, an outbox). May do I/O. It stores each attempt's retry time
+   * before it sends, and `nextDue` reports it, so a crash mid-delivery comes back. A throw is logged.
+   */
+  readonly deliver?: (port: DeliverPort) => Promise<void>;
   /**
    * Folds one committed event into the feature's slice of the summary (`summary.features[name]`):
    * typically its own hidden `stateDelta`. Pure; return `slice` itself when nothing changed.

@@ -309,6 +309,29 @@ export class SessionRuntime implements RuntimeCtx {
     for (const f of this.features) f.beforeSlice?.(host);
     await this.alarm();
     await this.afterTurn();
+    await this.deliver();
+  }
+
+  /** The features' outboxes (`deliver`), then the alarm for whatever they still owe. */
+  async deliver(): Promise<void> {
+    if (haltedAtFailpoint()) return;
+    const port = {
+      sql: this.deps.sql,
+      env: this.deps.env ?? {},
+      sessionId: this.deps.sessionId,
+      now: () => this.now(),
+    };
+    let delivered = false;
+    for (const f of this.features) {
+      if (!f.deliver) continue;
+      delivered = true;
+      try {
+        await f.deliver(port);
+      } catch (err) {
+        console.error(`highwater: feature ${f.name} failed to deliver`, err);
+      }
+    }
+    if (delivered) await this.arm();
   }
 
   /** After a slice or a stop: the features' `afterTurn` (a run queued behind the turn starts), then the alarm. */
