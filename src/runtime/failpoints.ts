@@ -25,8 +25,10 @@ export type FailpointId =
   | "F14"
   /** A turn closed (its `turnClose` committed), its trace not yet sent to the collector. */
   | "F15"
-  /** A feature's outbox row is stored (a channel's post), not yet sent to the platform. */
-  | "F16";
+  /** A channel's post of a report is stored in its outbox, not yet sent to the platform. */
+  | "F16"
+  /** A turn closed and its answer's report is stored in the session, not yet handed to the channel. */
+  | "F17";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

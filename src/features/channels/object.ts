@@ -28,6 +28,7 @@ import {
   pendingPosts,
   readMeta,
   readPost,
+  resumeInterruptedSends,
   writeMeta,
 } from "./store";
 import { telegramClient } from "./telegram";
@@ -38,7 +39,10 @@ const SEND_RETRY_MS = 30_000;
 export class ChannelObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.transactionSync(() => applyMigrations(ctx.storage.sql, CHANNEL_MIGRATIONS));
+    ctx.storage.transactionSync(() => {
+      applyMigrations(ctx.storage.sql, CHANNEL_MIGRATIONS);
+      resumeInterruptedSends(ctx.storage.sql, Date.now());
+    });
   }
 
   get #sql() {
@@ -118,7 +122,7 @@ export class ChannelObject extends DurableObject<Env> {
       if (!row) continue;
       // Stored before the send: a crash from here on comes back at this time and sends it then.
       markTrying(this.#sql, row.key, Date.now() + SEND_RETRY_MS);
-      if (row.post.text !== "" && row.key.startsWith("s:")) await failpoint(this.env, "F16");
+      if (row.key.startsWith("s:") && !row.post.card) await failpoint(this.env, "F16");
       const edit = row.post.editOf ? readPost(this.#sql, row.post.editOf)?.messageId : row.messageId;
       const sent = await client.send({
         thread: row.thread,

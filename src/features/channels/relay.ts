@@ -6,6 +6,7 @@
  * (the event's seq) makes a report handed over twice one post.
  */
 import type { Event, EventStore } from "../../log";
+import { failpoint } from "../../runtime/failpoints";
 import type { DeliverPort } from "../../runtime/feature";
 import { rows, run, type SqlLike } from "../../storage/sql";
 import type { ThreadRef } from "./platform";
@@ -99,13 +100,10 @@ export async function deliverRelay(port: DeliverPort): Promise<void> {
     const retryAt = port.now() + Math.min(RETRY_FIRST_MS * 2 ** r.tries, RETRY_MAX_MS);
     run(sql)`UPDATE channel_reports SET next_at = ${retryAt}, tries = tries + 1 WHERE seq = ${r.seq}`;
     if (!ns) return;
+    const report = JSON.parse(r.report) as Report;
+    if (report.kind === "answer") await failpoint(port.env, "F17");
     const stub = ns.get(ns.idFromName(row.binding.name)) as unknown as ChannelStub;
-    await stub.report(row.binding.name, {
-      sessionId: port.sessionId,
-      seq: r.seq,
-      thread: row.binding.ref,
-      report: JSON.parse(r.report) as Report,
-    });
+    await stub.report(row.binding.name, { sessionId: port.sessionId, seq: r.seq, thread: row.binding.ref, report });
     run(sql)`DELETE FROM channel_reports WHERE seq = ${r.seq}`;
   }
 }

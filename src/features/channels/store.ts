@@ -13,7 +13,7 @@ export const CHANNEL_MIGRATIONS = [
     sql: `CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE threads (thread TEXT PRIMARY KEY, session_id TEXT NOT NULL, ref TEXT NOT NULL);
 CREATE TABLE inbox (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, body TEXT NOT NULL, done INTEGER NOT NULL, next_at INTEGER NOT NULL, tries INTEGER NOT NULL);
-CREATE TABLE outbox (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, thread TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL, next_at INTEGER NOT NULL, tries INTEGER NOT NULL, message_id TEXT, sent_at INTEGER, error TEXT);
+CREATE TABLE outbox (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, thread TEXT NOT NULL, body TEXT NOT NULL, state TEXT NOT NULL, next_at INTEGER NOT NULL, tries INTEGER NOT NULL, sending INTEGER NOT NULL DEFAULT 0, message_id TEXT, sent_at INTEGER, error TEXT);
 CREATE INDEX outbox_pending ON outbox (state, n);
 CREATE INDEX inbox_pending ON inbox (done, n);
 CREATE TABLE cards (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, request_id TEXT NOT NULL, args_digest TEXT NOT NULL)`,
@@ -153,18 +153,26 @@ export function readPost(sql: SqlLike, key: string): PostRow | null {
 
 /** Before a send: the retry time is stored first, so a crash mid-send comes back to it. */
 export function markTrying(sql: SqlLike, key: string, retryAt: number): void {
-  run(sql)`UPDATE outbox SET next_at = ${retryAt}, tries = tries + 1 WHERE key = ${key}`;
+  run(sql)`UPDATE outbox SET next_at = ${retryAt}, tries = tries + 1, sending = 1 WHERE key = ${key}`;
+}
+
+/**
+ * When the object starts: a send marked in flight belonged to an instance that is gone (a crash,
+ * an eviction), so it never got its answer: it is due now, not after its timeout.
+ */
+export function resumeInterruptedSends(sql: SqlLike, now: number): void {
+  run(sql)`UPDATE outbox SET next_at = ${now}, sending = 0 WHERE sending = 1 AND state = 'pending'`;
 }
 
 export function markSent(sql: SqlLike, key: string, messageId: string, now: number): void {
   run(
     sql,
-  )`UPDATE outbox SET state = 'sent', message_id = COALESCE(message_id, ${messageId}), sent_at = ${now}, error = NULL WHERE key = ${key}`;
+  )`UPDATE outbox SET state = 'sent', sending = 0, message_id = COALESCE(message_id, ${messageId}), sent_at = ${now}, error = NULL WHERE key = ${key}`;
 }
 
 export function markFailed(sql: SqlLike, key: string, error: string, retryAt: number | null): void {
-  if (retryAt === null) run(sql)`UPDATE outbox SET state = 'failed', error = ${error} WHERE key = ${key}`;
-  else run(sql)`UPDATE outbox SET next_at = ${retryAt}, error = ${error} WHERE key = ${key}`;
+  if (retryAt === null) run(sql)`UPDATE outbox SET state = 'failed', sending = 0, error = ${error} WHERE key = ${key}`;
+  else run(sql)`UPDATE outbox SET next_at = ${retryAt}, sending = 0, error = ${error} WHERE key = ${key}`;
 }
 
 /** The earliest time anything is owed: an inbound event to handle or a post to send. */
