@@ -15,6 +15,8 @@ export type PlatformCall = {
   auth: string | null;
   status: number;
   at: number;
+  /** The id of the message a successful post made (Slack `ts`, Telegram `message_id`). */
+  messageId?: string;
 };
 
 export type FakePlatform = {
@@ -78,17 +80,25 @@ async function startFake(kind: "slack" | "telegram"): Promise<FakePlatform> {
       res.end(JSON.stringify(error));
       return;
     }
-    calls.push({ method, body, auth: req.headers.authorization ?? null, status: 200, at: Date.now() });
-    res.writeHead(200, { "content-type": "application/json" });
     const id = nextId++;
-    if (kind === "slack") {
-      const ts = method === "chat.update" ? String(body.ts) : `1800000000.${String(id).padStart(6, "0")}`;
-      res.end(JSON.stringify({ ok: true, channel: body.channel, ts }));
-    } else {
+    const messageId =
+      kind === "slack"
+        ? method === "chat.update"
+          ? String(body.ts)
+          : `1800000000.${String(id).padStart(6, "0")}`
+        : method === "editMessageText"
+          ? String(body.message_id)
+          : String(1000 + id);
+    calls.push({ method, body, auth: req.headers.authorization ?? null, status: 200, at: Date.now(), messageId });
+    res.writeHead(200, { "content-type": "application/json" });
+    if (kind === "slack") res.end(JSON.stringify({ ok: true, channel: body.channel, ts: messageId }));
+    else
       res.end(
-        JSON.stringify({ ok: true, result: method === "answerCallbackQuery" ? true : { message_id: 1000 + id } }),
+        JSON.stringify({
+          ok: true,
+          result: method === "answerCallbackQuery" ? true : { message_id: Number(messageId) },
+        }),
       );
-    }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -16,11 +16,19 @@ export function nextTryAt(tries: number, retryAfterMs: number | null, now: numbe
   return now + Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, tries - 1), MAX_RETRY_MS);
 }
 
-export type OutboxRow = { key: string; n: number; thread: string; nextAt: number };
+export type OutboxRow = {
+  key: string;
+  n: number;
+  thread: string;
+  nextAt: number;
+  /** A progress edit waiting for its 5 s: it holds nothing back (it replaces its own message). */
+  paced?: boolean;
+};
 
 /**
  * The rows to send now, in order: a thread's rows go one after another, so a row waiting for its
- * retry holds back the rows behind it in the same thread (a thread never reads out of order).
+ * retry holds back the rows behind it in the same thread (a thread never reads out of order);
+ * a paced progress edit does not.
  */
 export function dueInOrder(rows: readonly OutboxRow[], now: number): OutboxRow[] {
   const held = new Set<string>();
@@ -28,7 +36,7 @@ export function dueInOrder(rows: readonly OutboxRow[], now: number): OutboxRow[]
   for (const r of [...rows].sort((a, b) => a.n - b.n)) {
     if (held.has(r.thread)) continue;
     if (r.nextAt > now) {
-      held.add(r.thread);
+      if (!r.paced) held.add(r.thread);
       continue;
     }
     out.push(r);

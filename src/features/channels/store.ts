@@ -124,13 +124,14 @@ export function dropPending(sql: SqlLike, key: string): void {
 }
 
 export function pendingPosts(sql: SqlLike): OutboxRow[] {
-  return rows<{ key: string; n: number; thread: string; next_at: number }>(
+  return rows<{ key: string; n: number; thread: string; next_at: number; sent_at: number | null }>(
     sql,
-  )`SELECT key, n, thread, next_at FROM outbox WHERE state = 'pending' ORDER BY n LIMIT 200`.map((r) => ({
+  )`SELECT key, n, thread, next_at, sent_at FROM outbox WHERE state = 'pending' ORDER BY n LIMIT 200`.map((r) => ({
     key: r.key,
     n: r.n,
     thread: r.thread,
     nextAt: r.next_at,
+    paced: r.sent_at !== null,
   }));
 }
 

@@ -36,6 +36,9 @@ describe("order", () => {
     ];
     expect(dueInOrder(rows, 100).map((r) => r.key)).toEqual(["b1", "b2"]);
     expect(dueInOrder(rows, 500).map((r) => r.key)).toEqual(["a1", "b1", "a2", "b2"]);
+    // A progress edit waiting for its 5 s holds back nothing.
+    const paced = [{ ...rows[0]!, paced: true }, ...rows.slice(1)];
+    expect(dueInOrder(paced, 100).map((r) => r.key)).toEqual(["b1", "a2", "b2"]);
   });
 
   it("progress edits go at most every 5 s", () => {
