@@ -57,7 +57,7 @@ describe("POST /v1/channels/:name/events", () => {
   });
 
   it("no bearer token is asked for, but an unsigned or forged request is 401 and stores nothing", async () => {
-    const cases = [
+    const cases: Record<string, string>[] = [
       {},
       { "x-slack-request-timestamp": String(now), "x-slack-signature": slackSignature("wrong", now, body) },
       {
