@@ -19,6 +19,14 @@ const TABLES = [
   "CREATE TABLE IF NOT EXISTS channel_reports (seq INTEGER PRIMARY KEY, report TEXT NOT NULL, next_at INTEGER NOT NULL, tries INTEGER NOT NULL)",
 ];
 
+/** The tables exist from `catchUp` on; a runtime built without it (a test's) gets them on first use. */
+const ready = new WeakSet<SqlLike>();
+function ensureTables(sql: SqlLike): void {
+  if (ready.has(sql)) return;
+  for (const t of TABLES) sql.exec(t);
+  ready.add(sql);
+}
+
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 
@@ -27,6 +35,7 @@ const bindingOf = (e: Event): Binding | null => (e.actions?.stateDelta?.[BIND_KE
 type Row = { binding: Binding; turn: TurnSoFar; through: number };
 
 function readRow(sql: SqlLike): Row | null {
+  ensureTables(sql);
   const r = rows<{ binding: string; turn: string; through: number }>(
     sql,
   )`SELECT binding, turn, through FROM channel_binding WHERE k = 1`[0];
@@ -67,7 +76,7 @@ export function touchesRelay(events: Event[]): boolean {
 /** Creates the tables and folds whatever was committed since the last fold (none, normally). */
 export function catchUpRelay(sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T): void {
   transactionSync(() => {
-    for (const t of TABLES) sql.exec(t);
+    ensureTables(sql);
     const row = readRow(sql);
     if (!row) return;
     let after = row.through;
@@ -79,6 +88,7 @@ export function catchUpRelay(sql: SqlLike, store: EventStore, transactionSync: <
 }
 
 export function relayDue(sql: SqlLike): number | null {
+  ensureTables(sql);
   return rows<{ at: number | null }>(sql)`SELECT MIN(next_at) AS at FROM channel_reports`[0]?.at ?? null;
 }
 
