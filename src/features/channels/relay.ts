@@ -10,12 +10,12 @@ import { failpoint } from "../../runtime/failpoints";
 import type { DeliverPort } from "../../runtime/feature";
 import { rows, run, type SqlLike } from "../../storage/sql";
 import type { ThreadRef } from "./platform";
-import { BIND_KEY, foldTurn, mayReport, type Report, reportOf, type TurnSoFar } from "./reports";
+import { BIND_KEY, mayReport, type Report, reportOf, type TurnLookup } from "./reports";
 
 export type Binding = { name: string; kind: "slack" | "telegram"; thread: string; link: string | null; ref: ThreadRef };
 
 const TABLES = [
-  "CREATE TABLE IF NOT EXISTS channel_binding (k INTEGER PRIMARY KEY CHECK (k = 1), binding TEXT NOT NULL, turn TEXT NOT NULL, through INTEGER NOT NULL)",
+  "CREATE TABLE IF NOT EXISTS channel_binding (k INTEGER PRIMARY KEY CHECK (k = 1), binding TEXT NOT NULL, through INTEGER NOT NULL)",
   "CREATE TABLE IF NOT EXISTS channel_reports (seq INTEGER PRIMARY KEY, report TEXT NOT NULL, next_at INTEGER NOT NULL, tries INTEGER NOT NULL)",
 ];
 
@@ -32,14 +32,43 @@ const RETRY_MAX_MS = 60_000;
 
 const bindingOf = (e: Event): Binding | null => (e.actions?.stateDelta?.[BIND_KEY] as Binding | undefined) ?? null;
 
-type Row = { binding: Binding; turn: TurnSoFar; through: number };
+type Row = { binding: Binding; through: number };
 
 function readRow(sql: SqlLike): Row | null {
   ensureTables(sql);
-  const r = rows<{ binding: string; turn: string; through: number }>(
+  const r = rows<{ binding: string; through: number }>(
     sql,
-  )`SELECT binding, turn, through FROM channel_binding WHERE k = 1`[0];
-  return r ? { binding: JSON.parse(r.binding), turn: JSON.parse(r.turn), through: r.through } : null;
+  )`SELECT binding, through FROM channel_binding WHERE k = 1`[0];
+  return r ? { binding: JSON.parse(r.binding), through: r.through } : null;
+}
+
+/** How far back a closed turn's words are looked for (the turn's own events are near the head). */
+const LOOKBACK = 2_000;
+
+/**
+ * A closed turn's words, read from the log's rows in the commit's transaction (as the MCP
+ * server's task state reads them): committed events only, so a rebuild reads the same.
+ */
+function turnLookup(sql: SqlLike): TurnLookup {
+  const last = (turnId: string, seq: number, type: "text" | "error"): Event | null => {
+    const r = rows<{ body: string }>(sql)`
+      SELECT body FROM events WHERE seq <= ${seq} AND seq > ${seq - LOOKBACK}
+        AND json_extract(body, '$.turnId') = ${turnId} AND json_extract(body, '$.content.type') = ${type}
+        AND (${type} = 'error' OR (author = 'model' AND visibility = 'visible'))
+      ORDER BY seq DESC LIMIT 1`[0];
+    return r ? (JSON.parse(r.body) as Event) : null;
+  };
+  return {
+    answer(turnId, seq) {
+      const c = last(turnId, seq, "text")?.content;
+      if (c?.type !== "text") return null;
+      return typeof c.text === "string" ? c.text : "(a long answer: read it in the console)";
+    },
+    error(turnId, seq) {
+      const c = last(turnId, seq, "error")?.content;
+      return c?.type === "error" ? `${c.code}: ${c.message}` : null;
+    },
+  };
 }
 
 /** Folds committed events: the binding, then each later event's report into `channel_reports`. */
@@ -49,23 +78,19 @@ export function applyRelay(sql: SqlLike, events: Event[]): void {
   for (const e of events) {
     if (!row) {
       const binding = bindingOf(e);
-      if (binding) row = { binding, turn: { text: null, error: null }, through: e.seq };
+      if (binding) row = { binding, through: e.seq };
       continue;
     }
     if (e.seq <= row.through) continue;
-    const turn = foldTurn(row.turn, e);
-    const report = reportOf(e, turn);
+    const report = reportOf(e, turnLookup(sql));
     if (report)
-      run(
-        sql,
-      )`INSERT OR IGNORE INTO channel_reports (seq, report, next_at, tries) VALUES (${e.seq}, ${JSON.stringify(report)}, 0, 0)`;
-    row = { ...row, turn, through: e.seq };
+      run(sql)`INSERT OR IGNORE INTO channel_reports (seq, report, next_at, tries)
+        VALUES (${e.seq}, ${JSON.stringify(report)}, 0, 0)`;
+    row = { ...row, through: e.seq };
   }
   if (!row || row === before) return;
-  run(
-    sql,
-  )`INSERT INTO channel_binding (k, binding, turn, through) VALUES (1, ${JSON.stringify(row.binding)}, ${JSON.stringify(row.turn)}, ${row.through})
-    ON CONFLICT (k) DO UPDATE SET turn = excluded.turn, through = excluded.through`;
+  run(sql)`INSERT INTO channel_binding (k, binding, through) VALUES (1, ${JSON.stringify(row.binding)}, ${row.through})
+    ON CONFLICT (k) DO UPDATE SET through = excluded.through`;
 }
 
 /** The events this feature reads: a pure, cheap filter for `touches`. */

@@ -14,8 +14,11 @@ export type Report =
   | { kind: "wait"; reason: string | null }
   | { kind: "progress"; turnId: string; text: string };
 
-/** What the relay keeps of the open turn between commits: its last answer text and last error. */
-export type TurnSoFar = { text: string | null; error: string | null };
+/** What a turn said, read from the log when it closes: its last visible model text and last error. */
+export type TurnLookup = {
+  answer(turnId: string, seq: number): string | null;
+  error(turnId: string, seq: number): string | null;
+};
 
 /** The longest text a post carries (Slack's limit for a message's text is 40,000; a thread reads better shorter). */
 export const POST_TEXT_LIMIT = 3_000;
@@ -26,25 +29,15 @@ export function clip(text: string, limit = POST_TEXT_LIMIT): string {
 
 const isBlob = (v: unknown) => typeof v === "object" && v !== null && "$blob" in v;
 
-/** Folds one event into the turn so far (before `reportOf` reads it). */
-export function foldTurn(turn: TurnSoFar, e: Event): TurnSoFar {
-  const c = e.content;
-  if (e.author === "model" && c?.type === "text" && e.modelVisibility === "visible")
-    return { ...turn, text: isBlob(c.text) ? "(a long answer: read it in the console)" : c.text };
-  if (c?.type === "error") return { ...turn, error: `${c.code}: ${c.message}` };
-  if (e.author === "user" && c?.type === "text") return { text: null, error: null };
-  return turn;
-}
-
-/** The report an event makes, given the turn so far (folded through the event itself), else null. */
-export function reportOf(e: Event, turn: TurnSoFar): Report | null {
+/** The report an event makes, else null; a closed turn's words are looked up in the log. */
+export function reportOf(e: Event, turn: TurnLookup): Report | null {
   const a = e.actions;
   const turnId = e.turnId ?? "";
   if (a?.turnClose) {
     if (a.turnClose.reason === "completed")
-      return { kind: "answer", turnId, text: clip(turn.text ?? "(no answer text)") };
+      return { kind: "answer", turnId, text: clip(turn.answer(turnId, e.seq) ?? "(no answer text)") };
     if (a.turnClose.reason === "stopped") return { kind: "stopped", turnId };
-    return { kind: "failed", turnId, message: clip(turn.error ?? "the turn failed") };
+    return { kind: "failed", turnId, message: clip(turn.error(turnId, e.seq) ?? "the turn failed") };
   }
   if (a?.permissionRequest) {
     const r = a.permissionRequest;
@@ -68,12 +61,13 @@ export function reportOf(e: Event, turn: TurnSoFar): Report | null {
   return null;
 }
 
-/** Whether an event can make a report or change the turn so far (the relay's `touches`). */
+/**
+ * Whether an event can make a report (the relay's `touches`): a model's answer text cannot (the
+ * closed turn reads it), so an ordinary commit of an answer stays one INSERT.
+ */
 export function mayReport(e: Event): boolean {
   const a = e.actions;
   return (
-    e.content?.type === "text" ||
-    e.content?.type === "error" ||
     !!a?.turnClose ||
     !!a?.permissionRequest ||
     !!a?.toolDispatch ||

@@ -7,7 +7,7 @@ import { argsDigest, type Event } from "../../../src/contract";
 import { dueInOrder, nextTryAt, PROGRESS_EVERY_MS, progressDueAt } from "../../../src/features/channels/outbox";
 import { permanentStatus, retryAfterMs } from "../../../src/features/channels/platform";
 import { commandOf, statusText } from "../../../src/features/channels/render";
-import { foldTurn, reportOf, type TurnSoFar } from "../../../src/features/channels/reports";
+import { mayReport, reportOf, type TurnLookup } from "../../../src/features/channels/reports";
 
 describe("retries", () => {
   it("honours Retry-After (seconds or a date), else doubles from 1 s up to 5 min", () => {
@@ -61,12 +61,21 @@ const ev = (e: Partial<Event>): Event =>
     ...e,
   }) as Event;
 
+/** A turn's words as the log would give them: the last text and error of the events so far. */
 function reportsOf(events: Event[]) {
-  let turn: TurnSoFar = { text: null, error: null };
-  return events.flatMap((e) => {
-    turn = foldTurn(turn, e);
-    return reportOf(e, turn) ?? [];
-  });
+  const lookup: TurnLookup = {
+    answer: (turnId, seq) => {
+      const e = events.findLast(
+        (x) => x.seq <= seq && x.turnId === turnId && x.author === "model" && x.content?.type === "text",
+      );
+      return e?.content?.type === "text" ? e.content.text : null;
+    },
+    error: (turnId, seq) => {
+      const e = events.findLast((x) => x.seq <= seq && x.turnId === turnId && x.content?.type === "error");
+      return e?.content?.type === "error" ? `${e.content.code}: ${e.content.message}` : null;
+    },
+  };
+  return events.flatMap((e) => reportOf(e, lookup) ?? []);
 }
 
 describe("what a session's events report", () => {
@@ -79,6 +88,8 @@ describe("what a session's events report", () => {
         ev({ actions: { turnClose: { reason: "completed" } } }),
       ]),
     ).toEqual([{ kind: "answer", turnId: "t1", text: "the answer" }]);
+    // An answer's text alone reports nothing, so its commit needs no transaction of ours.
+    expect(mayReport(ev({ author: "model", content: { type: "text", text: "x" } }))).toBe(false);
     expect(reportsOf([ev({ actions: { turnClose: { reason: "stopped" } } })])).toEqual([
       { kind: "stopped", turnId: "t1" },
     ]);
