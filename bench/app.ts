@@ -14,7 +14,7 @@ import { directoryOf } from "../src/http/types";
 import { describeDefaultProvider } from "../src/model";
 import { SessionObject as AppSessionObject } from "../src/session";
 
-export { MemoryObject, SkillsObject } from "../src/features/objects";
+export { ChannelObject, MemoryObject, SkillsObject } from "../src/features/objects";
 export { DirectoryObject, TokenObject } from "../src/session";
 
 type BenchVars = { HW_BENCH_CLOCK_URL?: string; HW_BENCH_DIRECTORY_LOOKUP?: string };

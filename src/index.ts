@@ -11,7 +11,7 @@ import {
   type Feature,
   installDeploymentSkills,
 } from "./features";
-import { MemoryObject, SkillsObject } from "./features/objects";
+import { ChannelObject, MemoryObject, SkillsObject } from "./features/objects";
 import { createApp } from "./http";
 import { describeDefaultProvider } from "./model";
 import { DirectoryObject, SessionObject, TokenObject } from "./session";
@@ -45,6 +45,8 @@ export type Highwater = {
   SkillsObject: typeof SkillsObject;
   /** The MCP OAuth token store: bind it as `TOKENS` to use MCP servers behind OAuth. */
   TokenObject: typeof TokenObject;
+  /** docs/API.md#channels: one per channel of `CHANNELS`; bind it as `CHANNEL_OBJECTS`. */
+  ChannelObject: typeof ChannelObject;
 };
 
 /**
@@ -80,6 +82,7 @@ export function createHighwater(options: HighwaterOptions = {}): Highwater {
     MemoryObject,
     SkillsObject,
     TokenObject,
+    ChannelObject,
   };
 }
 

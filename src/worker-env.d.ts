@@ -8,6 +8,10 @@ declare namespace Cloudflare {
     SKILLS?: DurableObjectNamespace<import("./features/skills/object").SkillsObject>;
     /** The MCP OAuth token store (docs/API.md#mcp-servers-behind-oauth); needed only with an OAuth server. */
     TOKENS?: DurableObjectNamespace<import("./session/token-object").TokenObject>;
+    /** docs/API.md#channels: one object per channel of `CHANNELS`. */
+    CHANNEL_OBJECTS?: DurableObjectNamespace<import("./features/channels/object").ChannelObject>;
+    /** docs/API.md#channels: JSON array of Slack and Telegram channels. */
+    CHANNELS?: string;
     ASSETS: Fetcher;
     /** The Workers AI binding: declared only in `[env.production]` (it has no local simulation). */
     AI?: Ai;

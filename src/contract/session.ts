@@ -64,7 +64,12 @@ export type Session = {
   forkedFrom: ForkedFrom | null;
   createdAt: string;
   updatedAt: string;
+  /** A channel-born session's thread (docs/API.md#channels); absent otherwise. */
+  channel?: SessionChannel;
 };
+
+/** The platform thread a channel-born session answers in. */
+export type SessionChannel = { name: string; kind: "slack" | "telegram"; thread: string; link: string | null };
 
 /** `PATCH /v1/sessions/:id`. */
 export type SessionPatch = { title?: string | null; model?: Partial<ModelConfig>; maxModelCallsPerTurn?: number };

@@ -3,5 +3,6 @@
  * they import `cloudflare:workers`, so the feature list in ./index.ts stays importable in Node).
  */
 
+export { ChannelObject } from "./channels/object";
 export { MemoryObject } from "./memory/object";
 export { SkillsObject } from "./skills/object";

@@ -37,26 +37,43 @@ type CreateOptions = z.infer<typeof SessionOptions>;
  * in the caller's directory, then written. `id` is the id to create under (default: a new one).
  */
 export async function createSession(c: EdgeContext, opts: CreateOptions, id?: DurableObjectId): Promise<Session> {
-  await checkToolNames(c.env, c.get("principal"), opts);
-  requireConfigured(c.env, opts.model?.provider);
-  const model = mergeModel(resolveDefaultModel(c.env), opts.model ?? {});
+  callerOf(c);
+  return createSessionFor(c.env, c.get("principal"), opts, id);
+}
+
+/**
+ * A session created for `principal` by the Worker itself (a channel's thread, docs/API.md#channels):
+ * the same checks, registration and first write as `POST /v1/sessions`.
+ */
+export async function createSessionFor(
+  env: Env,
+  principal: string,
+  opts: CreateOptions,
+  id?: DurableObjectId,
+): Promise<Session> {
+  await checkToolNames(env, principal, opts);
+  requireConfigured(env, opts.model?.provider);
+  const model = mergeModel(resolveDefaultModel(env), opts.model ?? {});
   requireThreshold(model);
-  const minted = mintSessionId(c.env, opts.jurisdiction);
+  const minted = mintSessionId(env, opts.jurisdiction);
   const namespace = minted.namespace;
   const sessionId = id ?? minted.id;
   // docs/API.md §7.24: with a jurisdiction a hint is recorded but not used.
   const hint = opts.locationHint && !opts.jurisdiction ? { locationHint: opts.locationHint } : undefined;
   const stub = namespace.get(sessionId, hint);
-  const directory = directoryOf(c.env, c.get("principal"));
+  const directory = directoryOf(env, principal);
   return createRegistered<Session>({
     register: () => directory.add(sessionId.toString(), null, new Date().toISOString()),
     create: () =>
-      stub.create(callerOf(c), {
-        options: opts,
-        model,
-        parentId: null,
-        directoryId: directoryIdOf(c.env, c.get("principal")).toString(),
-      }),
+      stub.create(
+        { principal },
+        {
+          options: opts,
+          model,
+          parentId: null,
+          directoryId: directoryIdOf(env, principal).toString(),
+        },
+      ),
     unregister: () => directory.remove(sessionId.toString()),
   });
 }

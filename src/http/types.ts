@@ -30,8 +30,9 @@ export type EdgeFeature = {
   /** Bodies its routes take beyond the standard limit, by path pattern (`/v1/x/*`), drained the same way. */
   readonly bodyLimits?: Readonly<Record<string, { maxBytes: number; message: string }>>;
   /**
-   * Mounts routes before the edge's bearer auth (a webhook whose caller proves itself another way,
-   * as a notification's token): each such route authenticates its caller itself.
+   * Mounts routes that prove their caller themselves (a platform's signed webhook, a notification's
+   * single-purpose token), before the bearer check, CORS and the rate limit, like `/healthz`. Each
+   * must refuse an unproven request.
    */
   readonly publicRoutes?: (app: EdgeApp) => void;
   /** A problem with the feature's settings in the Worker's vars: every `/v1` request is 503 `not_configured` naming it. */

@@ -259,7 +259,21 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     forkedFrom: s.forkedFrom ?? null,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    ...publicFieldsOf(s.features),
   };
+}
+
+/**
+ * What features add to the public `Session` (docs/design.md#plugs): a slice whose fold returned
+ * `{ session: { … } }` contributes those fields (a channel-born session's `channel`, say).
+ */
+function publicFieldsOf(features: Record<string, unknown> | undefined): Record<string, unknown> {
+  let out: Record<string, unknown> = {};
+  for (const slice of Object.values(features ?? {})) {
+    const fields = (slice as { session?: unknown } | null)?.session;
+    if (fields && typeof fields === "object") out = { ...out, ...fields };
+  }
+  return out;
 }
 
 /** docs/API.md §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */

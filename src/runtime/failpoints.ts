@@ -28,7 +28,11 @@ export type FailpointId =
   /** A remote call's task recorded (`stateDelta.remoteTask`), nothing more (docs/design.md#remote-calls). */
   | "F16"
   /** A remote task's outcome learned (a poll or a notification), the call's response not yet committed. */
-  | "F17";
+  | "F17"
+  /** A channel's post of a report is stored in its outbox, not yet sent to the platform. */
+  | "F18"
+  /** A turn closed and its answer's report is stored in the session, not yet handed to the channel. */
+  | "F19";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

@@ -38,6 +38,21 @@ export type TurnPort = {
   readBlob(sha256: string): string | null;
 };
 
+/**
+ * What `deliver` works with: the feature's tables, the Worker's bindings (another object's
+ * namespace) and the session's id. Nothing of the runtime: an outbox only reads its own rows.
+ */
+export type DeliverPort = {
+  readonly sql: SqlLike;
+  readonly env: Record<string, unknown>;
+  readonly sessionId: string;
+  /** The Worker's fetch, as every outbound request of the session makes it. */
+  readonly fetch: typeof fetch;
+  now(): number;
+  /** Sets the alarm for what is owed now (after a try's retry time is stored, before the send). */
+  arm(): Promise<void>;
+};
+
 /** What `context` reads: the summary (the feature's slice among it) and the session's blobs. Nothing else. */
 export type ContextView = {
   readonly summary: SessionSummary;
@@ -75,10 +90,11 @@ export type RuntimeFeature = {
   /** After the loop's slice and after a stop: the turn may have closed (start the run queued behind it). */
   readonly afterTurn?: (host: FeatureHost) => void;
   /**
-   * In the alarm, after the slice: I/O the feature owes another system (an outbox's deliveries).
-   * It records each try before making it and states its retry through `nextDue`. Must not throw.
+   * After the slice and `afterTurn`, when the object wakes: hands what the feature's tables owe to
+   * someone else (another object, an outbox). May do I/O. It stores each attempt's retry time
+   * before it sends, and `nextDue` reports it, so a crash mid-delivery comes back. A throw is logged.
    */
-  readonly deliver?: (host: FeatureHost) => Promise<void>;
+  readonly deliver?: (port: DeliverPort) => Promise<void>;
   /**
    * Folds one committed event into the feature's slice of the summary (`summary.features[name]`):
    * typically its own hidden `stateDelta`. Pure; return `slice` itself when nothing changed.

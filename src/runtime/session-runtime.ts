@@ -282,15 +282,38 @@ export class SessionRuntime implements RuntimeCtx {
 
   /**
    * The object's alarm: the features' `beforeSlice` (a trigger fires, a queued run starts), the
-   * loop's slice, the features' `deliver` (an outbox), then `afterTurn` (docs/design.md#plugs).
+   * loop's slice, `afterTurn`, then the features' `deliver` (their outboxes) (docs/design.md#plugs).
    */
   async wake(): Promise<void> {
     const host = { runtime: this, sql: this.deps.sql };
     for (const f of this.features) f.beforeSlice?.(host);
     await this.alarm();
-    for (const f of this.features)
-      await f.deliver?.(host).catch((err) => console.error(`feature ${f.name}: delivery failed`, err));
     await this.afterTurn();
+    await this.deliver();
+  }
+
+  /** The features' outboxes (`deliver`), then the alarm for whatever they still owe. */
+  async deliver(): Promise<void> {
+    if (haltedAtFailpoint()) return;
+    const port = {
+      sql: this.deps.sql,
+      env: this.deps.env ?? {},
+      sessionId: this.deps.sessionId,
+      fetch: this.deps.fetch,
+      now: () => this.now(),
+      arm: () => this.arm(),
+    };
+    let delivered = false;
+    for (const f of this.features) {
+      if (!f.deliver) continue;
+      delivered = true;
+      try {
+        await f.deliver(port);
+      } catch (err) {
+        console.error(`highwater: feature ${f.name} failed to deliver`, err);
+      }
+    }
+    if (delivered) await this.arm();
   }
 
   /** After a slice or a stop: the features' `afterTurn` (a run queued behind the turn starts), then the alarm. */

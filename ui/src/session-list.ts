@@ -80,6 +80,7 @@ class HwSessionList extends LitElement {
             <a href=${`/s/${s.id}`} data-nav>${s.title || "Untitled session"}</a>
             ${statusPill(s.status)} ${s.openTurn ? html`<span class="badge">turn open</span>` : nothing}
             ${s.forkedFrom ? html`<span class="badge fork">fork</span>` : nothing}
+            ${s.channel ? html`<span class="badge channel">${s.channel.kind} · ${s.channel.name}</span>` : nothing}
             ${
               s.pendingApprovals.length
                 ? html`<span class="badge approvals" data-state="waiting_approval">${plural(s.pendingApprovals.length, "approval")} waiting</span>`

@@ -225,6 +225,18 @@ class HwSession extends LitElement implements SessionHost {
     return nothing;
   }
 
+  /** A channel-born session: the platform, the channel and its thread (docs/API.md#channels). */
+  #channel(s: Session) {
+    const c = s.channel;
+    if (!c) return nothing;
+    const platform = c.kind === "slack" ? "Slack" : "Telegram";
+    const thread = c.thread.length > 24 ? `${c.thread.slice(0, 24)}…` : c.thread;
+    return html`<span class="badge channel" title=${`${platform} channel ${c.name}, thread ${c.thread}`}
+      >${platform} · ${c.name} · thread
+      ${c.link ? html`<a href=${c.link} rel="noopener">${thread}</a>` : thread}</span
+    >`;
+  }
+
   override render() {
     if (this.loadError)
       return html`<a href="/" data-nav class="back">← Sessions</a>
@@ -242,6 +254,7 @@ class HwSession extends LitElement implements SessionHost {
         <h1>${s ? s.title || "Untitled session" : "Session"}</h1>
         <div class="meta">
           ${s ? statusPill(s.status) : nothing} ${s ? modelLabel(s) : nothing} ${s ? this.#lineage(s) : nothing}
+          ${s ? this.#channel(s) : nothing}
           <span class="muted count" aria-live="off">${plural(count, "event")}</span>
           ${placement ? html`<span class="muted placement">${placement}</span>` : nothing} ${this.#connLabel()}
         </div>

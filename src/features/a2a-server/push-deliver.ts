@@ -5,7 +5,7 @@
  * `MAX_ATTEMPTS` tries the row is dropped. Only URLs `A2A_PUSH_ALLOWED_HOSTS` allows are ever
  * called, checked again at delivery (the var may have changed), and redirects are not followed.
  */
-import type { FeatureHost } from "../../runtime/feature";
+import type { DeliverPort } from "../../runtime/feature";
 import { isUrlAllowed, parseAllowedHosts } from "../../tools";
 import { dueRows, markTried, type OutboxRow, type PushConfig, readConfig, removeRow } from "./push-store";
 import { parseTaskId } from "./task";
@@ -72,14 +72,13 @@ async function send(fetcher: typeof fetch, c: PushConfig, body: string): Promise
 }
 
 /** Delivers what is due; never throws (a failed try is scheduled again). */
-export async function deliverPush(host: FeatureHost): Promise<void> {
-  const { runtime, sql } = host;
-  const env = runtime.deps.env ?? {};
-  const now = runtime.now();
+export async function deliverPush(port: DeliverPort): Promise<void> {
+  const { sql, env } = port;
+  const now = port.now();
   const due = dueRows(sql, now, BATCH);
   if (due.length === 0) return;
   for (const r of due) markTried(sql, r, now + backoffMs(r.attempts + 1));
-  await runtime.arm();
+  await port.arm();
   for (const r of due) {
     const config = readConfig(sql, r.task_id, r.config_id);
     let url: URL | null = null;
@@ -90,7 +89,7 @@ export async function deliverPush(host: FeatureHost): Promise<void> {
       removeRow(sql, r);
       continue;
     }
-    const ok = await send(runtime.deps.fetch, config, notificationOf(r));
+    const ok = await send(port.fetch, config, notificationOf(r));
     if (ok) removeRow(sql, r);
     else if (r.attempts + 1 >= MAX_ATTEMPTS) {
       console.warn(`a2a push: gave up on ${config.url} for task ${r.task_id} after ${MAX_ATTEMPTS} tries`);

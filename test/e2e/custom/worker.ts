@@ -126,6 +126,7 @@ export const {
   MemoryObject,
   SkillsObject,
   TokenObject,
+  ChannelObject,
   default: worker,
 } = createHighwater({
   tools: [
