@@ -1,8 +1,8 @@
 -- index events_call
-CREATE INDEX events_call ON events (call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX events_call ON events (call_id) WHERE kind IN ('functionResponse', 'permissionRequest');
 
 -- index events_kind
-CREATE INDEX events_kind ON events (kind, seq) WHERE author <> 'model';
+CREATE INDEX events_kind ON events (kind, seq) WHERE author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse');
 
 -- index runs_seq
 CREATE INDEX runs_seq ON runs (seq);
