@@ -52,6 +52,11 @@ export class AlarmOwner {
     };
   }
 
+  /** The running slice's lease, if one runs. */
+  get leaseAt(): number | null {
+    return this.#lease;
+  }
+
   /** The running slice holds the loop until `at`; null when no slice runs. */
   lease(at: number | null): void {
     this.#lease = at;

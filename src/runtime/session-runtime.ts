@@ -34,6 +34,7 @@ import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
+import { UnderWay } from "./under-way";
 import { type ResumeInput, resume } from "./waits";
 
 export { REQUEST_ID } from "./commands";
@@ -42,6 +43,8 @@ export { BASE_SYSTEM_PROMPT } from "./system-prompt";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
 export const LEASE_MS = DEFAULT_POLICY.leaseMs;
+/** A lease moved by less than this is not written again (`lease`). */
+const LEASE_SLACK_MS = 250;
 
 /**
  * The agent loop and every command that changes a session, driven from the log. Each decision
@@ -61,6 +64,9 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #alarm = new AlarmOwner();
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
+  readonly underWay: UnderWay;
+  /** The alarm time the last `arm` wrote (null: none, or the platform fired it). */
+  #armed: number | null = null;
   readonly #tools: TurnTools;
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
@@ -72,6 +78,7 @@ export class SessionRuntime implements RuntimeCtx {
     this.#shown = new FeatureContext(this.features, deps.store.blobs);
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
     this.#prefix = new PrefixCache(deps.store.blobs);
+    this.underWay = new UnderWay(deps.sql, this.incarnation);
     this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;
@@ -261,16 +268,24 @@ export class SessionRuntime implements RuntimeCtx {
   arm(): Promise<void> {
     const now = this.now();
     const at = nextAlarm(this.dues(), now, this.#alarm.floors(this.#summary?.highWater ?? 0, now));
+    this.#armed = at;
     return at === null ? this.deps.deleteAlarm() : this.deps.setAlarm(at);
   }
 
   /** The platform fired the alarm: nothing is due again within the floor of this (docs/design.md#where-things-live). */
   fired(): void {
+    this.#armed = null;
     this.#alarm.fired(this.now(), this.#summary?.highWater ?? 0);
   }
 
-  /** The running slice holds the loop until `at` (the dead-man switch). */
+  /**
+   * The running slice holds the loop until `at` (the dead-man switch). A lease that is the alarm as
+   * written and would move by less than LEASE_SLACK_MS stays where it is: a slice of fast steps
+   * writes its alarm once, not once a step (the lease is then at most that much shorter).
+   */
   lease(at: number): Promise<void> {
+    const held = this.#alarm.leaseAt;
+    if (held !== null && this.#armed === held && at >= held && at - held < LEASE_SLACK_MS) return Promise.resolve();
     this.#alarm.lease(at);
     return this.arm();
   }
