@@ -44,7 +44,7 @@ async function turnOver(client: HighwaterClient, id: string): Promise<void> {
 }
 
 /** `n` sessions of `turns` turns each, `parallel` at a time; alternately a chat turn and one with a tool call. */
-async function useSessions(client: HighwaterClient, n: number, turns: number, parallel: number): Promise<void> {
+async function driveSessions(client: HighwaterClient, n: number, turns: number, parallel: number): Promise<void> {
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -78,14 +78,14 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     const rss = () => memory(pid).rss / MB;
     // The code paths loaded and their first allocations made, then idle: the baseline is the
     // process with the app warm and no session live.
-    await useSessions(client, parallel, 2, parallel);
+    await driveSessions(client, parallel, 2, parallel);
     await sleep(IDLE_MS);
     const baselineMb = rss();
     log(
       `sessions-rss: baseline ${baselineMb.toFixed(1)} MB; ${sessions} sessions × ${turns} turns, ${parallel} at a time`,
     );
     const t0 = Date.now();
-    await useSessions(client, sessions, turns, parallel);
+    await driveSessions(client, sessions, turns, parallel);
     const seconds = (Date.now() - t0) / 1000;
     const liveMb = rss();
     log(`sessions-rss: live ${liveMb.toFixed(1)} MB after ${seconds.toFixed(0)} s`);
