@@ -11,12 +11,13 @@
 import type { HighwaterClient } from "../../src/client";
 import { log, MB, scratchDir, sleep, TOKEN } from "../lib/bench";
 import { memory, QUIET_WRANGLER_ENV, stableWorkerd } from "../lib/procs";
+import { jsHeapAfterGc } from "../lib/profile";
 import { clientFor } from "../lib/sockets";
 import { fmt, type Report } from "../lib/stats";
-import { startWrangler, testConfigPath } from "../lib/wrangler";
+import { freePort, startWrangler, testConfigPath } from "../lib/wrangler";
 
 /** How long the objects are left alone before the idle reading, and how often RSS is read meanwhile. */
-const IDLE_MS = 75_000;
+const IDLE_MS = 60_000;
 const IDLE_READ_MS = 5_000;
 
 export type SessionsRss = {
@@ -31,6 +32,8 @@ export type SessionsRss = {
   idleCurve: number[];
   perLiveKb: number;
   perIdleKb: number;
+  /** The isolate's JS heap after a full GC (MB), at each reading: the part of RSS that is our objects. */
+  heapMb: { baseline: number; live: number; idle: number };
 };
 
 /** Ends when the session's turn is over (polled). */
@@ -66,12 +69,15 @@ export async function runSessionsRss(): Promise<SessionsRss> {
   const sessions = Number(process.env.HW_BENCH_RSS_SESSIONS ?? 1_000);
   const turns = Number(process.env.HW_BENCH_RSS_TURNS ?? 10);
   const parallel = Number(process.env.HW_BENCH_RSS_PARALLEL ?? 24);
+  const inspector = await freePort();
   const w = await startWrangler({
     persistTo: scratchDir("hw-rss-bench-"),
     config: testConfigPath(),
     vars: { API_TOKENS: TOKEN },
     env: QUIET_WRANGLER_ENV,
+    inspectorPort: inspector,
   });
+  const heap = async () => (await jsHeapAfterGc(inspector).catch(() => Number.NaN)) / MB;
   try {
     const pid = await stableWorkerd(w.pid, w.port, Date.now() + 120_000);
     const client = clientFor(w.url);
@@ -80,6 +86,7 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     // process with the app warm and no session live.
     await driveSessions(client, parallel, 2, parallel);
     await sleep(IDLE_MS);
+    const baselineHeap = await heap();
     const baselineMb = rss();
     log(
       `sessions-rss: baseline ${baselineMb.toFixed(1)} MB; ${sessions} sessions × ${turns} turns, ${parallel} at a time`,
@@ -88,14 +95,17 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     await driveSessions(client, sessions, turns, parallel);
     const seconds = (Date.now() - t0) / 1000;
     const liveMb = rss();
+    const liveHeap = await heap();
     log(`sessions-rss: live ${liveMb.toFixed(1)} MB after ${seconds.toFixed(0)} s`);
     const idleCurve: number[] = [];
     for (let waited = 0; waited < IDLE_MS; waited += IDLE_READ_MS) {
       await sleep(IDLE_READ_MS);
       idleCurve.push(Number(rss().toFixed(1)));
     }
+    const idleHeap = await heap();
     const idleMb = rss();
     return {
+      heapMb: { baseline: baselineHeap, live: liveHeap, idle: idleHeap },
       sessions,
       turns,
       parallel,
@@ -121,6 +131,13 @@ export function reportSessionsRss(r: SessionsRss, { info, target }: Report): voi
     `${size}; idle curve ${r.idleCurve.join(" ")}`,
   );
   info("sessions: RSS per live session (live − baseline) / sessions", `${fmt(r.perLiveKb, 1)} KiB`, "", size);
+  const h = r.heapMb;
+  info(
+    "sessions: JS heap after a full GC, baseline / live / after idle, MB (our objects' share of RSS)",
+    `${fmt(h.baseline, 1)} / ${fmt(h.live, 1)} / ${fmt(h.idle, 1)}`,
+    "",
+    `per session after idle ${fmt(((h.idle - h.baseline) * 1024) / r.sessions, 1)} KiB of heap; the rest of RSS is workerd's (each object's SQLite and actor)`,
+  );
   // Fails if something per session outlives its object: a module-level cache keyed by session,
   // a buffer or blob kept after the turn, an object that is never let go.
   target(
