@@ -38,6 +38,7 @@ import { type OverheadResults, reportOverhead, runOverhead } from "./suites/over
 import { runProfiles } from "./suites/profile";
 import { type ReadsResults, reportReads, runReads } from "./suites/reads";
 import { type RestartResults, reportRestart, runRestart } from "./suites/restart";
+import { reportSessionsRss, runSessionsRss, type SessionsRss } from "./suites/sessions";
 import { reportSteps, runSteps, type StepResults } from "./suites/steps";
 import { reportTakeover, runTakeover, type TakeoverResults } from "./suites/takeover";
 
@@ -54,7 +55,7 @@ const WORKER_SUITES = [
   "fork",
   "bytes",
 ];
-const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat", "memory"];
+const APP_SUITES = ["restart", "fanout", "edge", "mcp", "chat", "memory", "sessions-rss"];
 /** A suite whose targets compare with another suite's figures runs that one too: the peer stays in the run. */
 const NEEDS: Record<string, string[]> = { commit: ["append"], overhead: ["steps"], cold: ["context", "takeover"] };
 
@@ -77,6 +78,7 @@ type Results = Partial<{
   mcp: McpResults;
   chat: ChatResults;
   memory: MemoryResults;
+  sessionsRss: SessionsRss;
 }>;
 
 function selected(): Set<string> {
@@ -151,12 +153,14 @@ export async function main(): Promise<void> {
   if (want.has("mcp")) r.mcp = await runMcp(small ? 40 : 300, small ? 10 : 60);
   if (want.has("chat")) r.chat = await runChat(small ? 10 : 100);
   if (want.has("memory")) r.memory = await runMemory();
+  if (want.has("sessions-rss")) r.sessionsRss = await runSessionsRss();
   if (r.restart) reportRestart(r.restart, table);
   if (r.fanout && r.storm) reportFanout(r.fanout, r.storm, table);
   if (r.edge) reportEdge(r.edge, table);
   if (r.mcp) reportMcp(r.mcp, table);
   if (r.chat) reportChat(r.chat, table);
   if (r.memory) reportMemory(r.memory, table);
+  if (r.sessionsRss) reportSessionsRss(r.sessionsRss, table);
   if (r.coldStart) {
     // Last: the dry run writes under the snapshot, which a running `wrangler dev` would reload on.
     Object.assign(r.coldStart, bundleSize());

@@ -14,10 +14,8 @@ type Node = {
 };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
 
-export async function withCpuProfile<T>(
-  inspectorPort: number,
-  run: () => Promise<T>,
-): Promise<{ value: T; profile: Profile }> {
+/** A DevTools protocol session with the Worker's isolate (wrangler's inspector): `send` a method, `close`. */
+async function inspect(inspectorPort: number) {
   const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
     webSocketDebuggerUrl: string;
     title?: string;
@@ -44,13 +42,40 @@ export async function withCpuProfile<T>(
       waiting.set(id, resolve);
       ws.send(JSON.stringify({ id, method, params }));
     });
+  return { send, close: () => ws.close() };
+}
+
+export async function withCpuProfile<T>(
+  inspectorPort: number,
+  run: () => Promise<T>,
+): Promise<{ value: T; profile: Profile }> {
+  const { send, close } = await inspect(inspectorPort);
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
   await send("Profiler.start");
   const value = await run();
   const { profile } = (await send("Profiler.stop")) as { profile: Profile };
-  ws.close();
+  close();
   return { value, profile };
+}
+
+/**
+ * The isolate's JS heap in use after a full collection (bytes): what the Worker's own objects
+ * retain. NaN when the inspector does not answer within `timeoutMs` (wrangler's proxy may not
+ * pass these methods on).
+ */
+export async function jsHeapAfterGc(inspectorPort: number, timeoutMs = 10_000): Promise<number> {
+  const { send, close } = await inspect(inspectorPort);
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs));
+  try {
+    const usage = await Promise.race([
+      send("HeapProfiler.collectGarbage").then(() => send("Runtime.getHeapUsage")),
+      timeout,
+    ]);
+    return (usage as { usedSize?: number } | null)?.usedSize ?? Number.NaN;
+  } finally {
+    close();
+  }
 }
 
 /** Self and inclusive sample time (ms) by function, top `n` of each. */

@@ -37,6 +37,27 @@ export function dollarsPer1000Steps(step: { wallMs: number; cpuMs: number; rowsR
   };
 }
 
+/**
+ * A rows-written target: the rows a step writes (as Durable Object SQLite bills them, each index
+ * entry a row), its dollars per 1,000 steps beside it, and its floor (one row per event it appends).
+ */
+export function rowsTarget(
+  { target }: Pick<Report, "target">,
+  measure: string,
+  written: number,
+  dollars: { total: number; written: number },
+  floor: number,
+  goal: number,
+): void {
+  target(
+    measure,
+    `${written.toFixed(1)} rows`,
+    `$${dollars.total.toExponential(2)} per 1,000 steps ($${dollars.written.toExponential(2)} of it rows written); floor ${floor} (${floor} events)`,
+    `≤ ${goal} rows`,
+    written <= goal,
+  );
+}
+
 export function costTable(stepR: StepResults, overhead: OverheadResults, { info }: Report): void {
   info(
     "cost: prices used (USD)",

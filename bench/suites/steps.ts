@@ -6,12 +6,27 @@
 import { type Bench, log } from "../lib/bench";
 import { startRestate } from "../lib/restate";
 import { fmt, percentile, type Report, type Stat, span, stat } from "../lib/stats";
+import { dollarsPer1000Steps, rowsTarget } from "./cost";
 
 /** Durable steps per timed turn / invocation, and how many timed runs (after a warm-up). */
 export const STEPS_N = 50;
 const STEP_RUNS = 11;
 
-export type PerStep = { wall: Stat; cpu: Stat; p50: number; p99: number; unit: string };
+/**
+ * Per-step cost: the median over runs (with its spread), and `pooled`, the mean over every run
+ * (Σ turns of n steps − Σ turns of none) / (n × runs). The samples are bimodal: a major GC lands in
+ * a run or not, so a median flips between the two modes from one bench to the next. Summed over
+ * runs that interleave the contenders, each pays its collections in proportion to what it
+ * allocates; the targets compare pooled figures (issue 26, item 5).
+ */
+export type PerStep = {
+  wall: Stat;
+  cpu: Stat;
+  p50: number;
+  p99: number;
+  unit: string;
+  pooled: { wall: number; cpu: number };
+};
 
 export function perStepOf(
   withN: { wall: number; cpu: number }[],
@@ -24,7 +39,13 @@ export function perStepOf(
   const c0 = stat(without.map((x) => x.cpu)).median;
   const wall = withN.map((x) => Math.max(0, x.wall - w0) / n);
   const cpu = withN.map((x) => Math.max(0, x.cpu - c0) / n);
-  return { wall: stat(wall), cpu: stat(cpu), p50: percentile(wall, 50), p99: percentile(wall, 99), unit: "ms" };
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const runs = Math.max(1, Math.min(withN.length, without.length));
+  const pooled = {
+    wall: Math.max(0, sum(withN.map((x) => x.wall)) - sum(without.map((x) => x.wall))) / (n * runs),
+    cpu: Math.max(0, sum(withN.map((x) => x.cpu)) - sum(without.map((x) => x.cpu))) / (n * runs),
+  };
+  return { wall: stat(wall), cpu: stat(cpu), p50: percentile(wall, 50), p99: percentile(wall, 99), unit: "ms", pooled };
 }
 
 export type StepResults = {
@@ -127,14 +148,29 @@ export function reportSteps(stepR: StepResults, { info, target }: Report): void 
     "  ours durability as configured",
     "workerd local SQLite, defaults (not set by us); 1 transactionSync per commit; output gate",
   );
-  // Fails if a tool step's fixed cost doubles: an extra read of the whole turn suffix per
+  // Fails if a tool step's fixed cost grows by half: an extra read of the whole turn suffix per
   // step, a second transaction per commit, an awaited storage round trip between T1 and T2.
-  const vsRestate = rr.wall.median / ho.wall.median;
+  const vsRestate = rr.pooled.wall / ho.pooled.wall;
   target(
-    "durable step: ours vs Restate (wall per step, median)",
-    `${fmt(ho.wall.median, 3)} / ${fmt(rr.wall.median, 3)} ms`,
+    "durable step: ours vs Restate (wall per step, pooled over interleaved runs)",
+    `${fmt(ho.pooled.wall, 3)} / ${fmt(rr.pooled.wall, 3)} ms`,
     `${fmt(vsRestate)}× faster`,
-    "≥ 2× faster",
-    vsRestate >= 2,
+    "≥ 6× faster",
+    vsRestate >= 6,
+  );
+  // Fails if a step writes one index entry or cache row more than it did (docs/design.md#3-storage):
+  // its floor is its 3 events (the call, its dispatch, its result), one row each.
+  rowsTarget(
+    { target },
+    "durable tool step: rows written per step (index entries included)",
+    ho.rows.written,
+    dollarsPer1000Steps({
+      wallMs: ho.wall.median,
+      cpuMs: ho.cpu.median,
+      rowsRead: ho.rows.read,
+      rowsWritten: ho.rows.written,
+    }),
+    3,
+    5,
   );
 }

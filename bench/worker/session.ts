@@ -17,6 +17,7 @@ import {
   OFFLOAD_TEXT_BYTES,
   openTurn,
 } from "./fixtures";
+import { stepFloor } from "./floor";
 import { appendDrafts } from "./log";
 import { childDelivery, forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
 import { type Counter, filler, installRowCounter, MODEL, POOL, type RowCount, takeCount } from "./rows";
@@ -259,6 +260,13 @@ export class BenchSession extends SessionObject {
     const t0 = performance.now();
     for (let i = 0; i < k; i++) for (const d of closedTurn(store.head().highWater + 1, i)) runtime.commit([d]);
     return { inObjectMs: performance.now() - t0, highWater: runtime.summary?.highWater ?? 0 };
+  }
+
+  /** The floor of `k` model steps on this session (./floor.ts). */
+  benchStepFloor(k: number) {
+    this.#quiet();
+    const { runtime, store } = this.#runtime();
+    return stepFloor(this.ctx.storage.sql, store, runtime, k);
   }
 
   /** `m` context builds through the runtime's real builder; rows counted for the first. */

@@ -151,7 +151,7 @@ export function loadLatestCheckpoint(
   const newest =
     deps.sql
       .exec<{ seq: number }>(
-        "SELECT seq FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' ORDER BY seq DESC LIMIT 1",
+        "SELECT seq FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') ORDER BY seq DESC LIMIT 1",
       )
       .toArray()[0]?.seq ?? null;
   const known = validated.get(deps.store);
@@ -177,7 +177,7 @@ function scanCheckpoints(deps: { store: EventStore; sql: SqlLike }, options: { r
   for (let i = 0; i < MAX_CHECKPOINT_SCAN; i++) {
     const row = deps.sql
       .exec<{ seq: number; body: string }>(
-        "SELECT seq, body FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' AND seq < ? ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, body FROM events WHERE kind = 'state:checkpoint' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq < ? ORDER BY seq DESC LIMIT 1",
         before,
       )
       .toArray()[0];

@@ -199,9 +199,15 @@ export class EventStore {
     return this.#rows("seq = ?", seq)[0]?.digest ?? null;
   }
 
-  /** Events about one call (functionCall, approval, dispatch, response), in order. */
-  readByCall(callId: string): Event[] {
-    return this.#rows("call_id = ? ORDER BY seq", callId).map(parseRow);
+  /**
+   * A call's approval request and its response, in order: what the call index holds
+   * (migrations/0007). Its functionCall and dispatch are not looked up by call: while a call has no
+   * response it is in the open turn after its last model request, where `turnSuffix` holds them.
+   */
+  readCallOutcomes(callId: string): Event[] {
+    return this.#rows("call_id = ? AND kind IN ('functionResponse', 'permissionRequest') ORDER BY seq", callId).map(
+      parseRow,
+    );
   }
 
   /**
@@ -217,11 +223,12 @@ export class EventStore {
     return this.#rows("seq > ? AND seq <= ? ORDER BY seq LIMIT ?", after, through, limit);
   }
 
-  /** Approval decisions after `after` (they name a request, not a call, so `readByCall` misses them). */
+  /** Approval decisions after `after` (they name a request, not a call, so `readCallOutcomes` misses them). */
   readDecisionsAfter(after: number): Event[] {
-    return this.#rows("kind = 'permissionDecision' AND author <> 'model' AND seq > ? ORDER BY seq", after).map(
-      parseRow,
-    );
+    return this.#rows(
+      "kind = 'permissionDecision' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq > ? ORDER BY seq",
+      after,
+    ).map(parseRow);
   }
 
   /**
@@ -234,7 +241,7 @@ export class EventStore {
     return this.sql
       .exec<EventRow>(
         `SELECT seq, body, digest FROM events INDEXED BY events_kind
-         WHERE kind IN (${list}) AND author <> 'model' AND (kind != 'text' OR author = 'user') AND seq > ? ORDER BY seq LIMIT ?`,
+         WHERE kind IN (${list}) AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND (kind != 'text' OR author = 'user') AND seq > ? ORDER BY seq LIMIT ?`,
         ...kinds,
         after,
         limit,

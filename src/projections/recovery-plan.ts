@@ -3,7 +3,7 @@
  * slice records about it, decided from the log and the `inflight` row alone. Pure.
  */
 import type { Event } from "../log";
-import { awaitsChild, type CallState, planCall, projectRunState } from "./run-state";
+import { awaitsChild, type CallState, planCall, projectRunState, type RunState } from "./run-state";
 
 /**
  * What this isolate knows was under way when a slice ended without finishing it (the `inflight`
@@ -55,8 +55,10 @@ export function buildRecoveryPlan(
   events: Event[],
   needsApproval: (call: CallState) => boolean,
   inflight: Inflight = null,
+  projected?: RunState,
 ): RecoveryPlan {
-  const state = projectRunState(events);
+  // The planner has projected the same events already (`projected`): once a step is enough.
+  const state = projected ?? projectRunState(events);
   const plan: RecoveryPlan = {
     closed: state.closed || !state.turnId,
     reissueModel: false,

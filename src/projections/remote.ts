@@ -13,6 +13,9 @@ import type { Event } from "../log";
 /** One remote task a call started, as recorded. `notify`: sha256 of its notification token, if one was given. */
 export type RemoteRecord = {
   callId: string;
+  /** The tool the call named, and the invocation it ran in: what its outcome is recorded as. */
+  tool: string;
+  invocationId?: string;
   taskId: string;
   waitId: string;
   notify: string | null;
@@ -54,6 +57,8 @@ export function remoteRecordOf(e: Event): RemoteRecord | null {
   for (const k of TARGET_KEYS) if (typeof r[k] === "string") target[k] = r[k] as string;
   return {
     callId: r.callId,
+    tool: typeof r.tool === "string" ? r.tool : "",
+    ...(e.invocationId ? { invocationId: e.invocationId } : {}),
     taskId: r.taskId,
     waitId: r.waitId,
     notify: typeof r.notify === "string" ? r.notify : null,

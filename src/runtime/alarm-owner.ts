@@ -20,6 +20,9 @@ export type AlarmPort = {
   now(): number;
 };
 
+/** A lease moved by less than this is not written again (`lease`). */
+const LEASE_SLACK_MS = 250;
+
 export class AlarmOwner {
   /** The running slice's lease: if this isolate dies, the alarm brings the loop back then. */
   #lease: number | null = null;
@@ -30,6 +33,8 @@ export class AlarmOwner {
   #outboxFailures = 0;
   /** The alarm's last firing: no part is due again within the floor of it (`dueFloors`). */
   #fired: Firing | null = null;
+  /** The alarm time the last `arm` wrote (null: none, or the platform fired it). */
+  #armed: number | null = null;
   /** The remote task the open turn waits for: polls so far and when the next is due (docs/design.md#remote-calls). */
   #remote: { waitId: string; polls: number; at: number } | null = null;
   /** The answer (its seq) last tried on a task that asked: tried again at the poll's pace, not at once. */
@@ -86,16 +91,24 @@ export class AlarmOwner {
     const now = this.port.now();
     const floors = dueFloors(this.#fired, this.port.summary?.highWater ?? 0, now);
     const at = nextAlarm(this.dues(), now, floors);
+    this.#armed = at;
     return at === null ? this.port.deps.deleteAlarm() : this.port.deps.setAlarm(at);
   }
 
   /** The platform fired the alarm: nothing is due again within the floor of this firing. */
   fired(): void {
+    this.#armed = null;
     this.#fired = { at: this.port.now(), head: this.port.summary?.highWater ?? 0 };
   }
 
-  /** The running slice holds the loop until `at` (the dead-man switch). */
+  /**
+   * The running slice holds the loop until `at` (the dead-man switch). A lease that is the alarm as
+   * written and would move by less than LEASE_SLACK_MS stays where it is: a slice of fast steps
+   * writes its alarm once, not once a step (the lease is then at most that much shorter).
+   */
   lease(at: number): Promise<void> {
+    const held = this.#lease;
+    if (held !== null && this.#armed === held && at >= held && at - held < LEASE_SLACK_MS) return Promise.resolve();
     this.#lease = at;
     return this.arm();
   }

@@ -50,14 +50,15 @@ export function receiveChildReport(rt: RuntimeCtx, report: ChildReport): boolean
   const s = rt.require();
   if (!rt.deps.children || rt.deps.children.childIdFor(report.callId) !== report.childId)
     throw new ApiError("not_found", "unknown child");
-  const events = rt.deps.store.readByCall(report.callId);
-  if (events.some((e) => e.content?.type === "functionResponse")) return false;
-  const call = events.find((e) => e.content?.type === "functionCall");
-  if (!call || !events.some((e) => e.actions?.toolDispatch)) throw new ApiError("not_found", "unknown call");
+  if (rt.deps.store.readCallOutcomes(report.callId).some((e) => e.content?.type === "functionResponse")) return false;
+  // A call without a response is in the open turn after its last model request (every close answers
+  // every open call): its dispatch is in the turn's suffix, with the call's turn and invocation.
   const turn = s.openTurn;
-  // A call of a closed turn was answered when it closed (stop answers every open call).
-  if (!turn || call.turnId !== turn.turnId) return false;
-  const ids = { turnId: turn.turnId, runId: turn.runId, invocationId: call.invocationId };
+  const dispatch = turn
+    ? rt.turnSuffix().find((e) => e.actions?.toolDispatch?.callId === report.callId && e.turnId === turn.turnId)
+    : undefined;
+  if (!turn || !dispatch) throw new ApiError("not_found", "unknown call");
+  const ids = { turnId: turn.turnId, runId: turn.runId, invocationId: dispatch.invocationId };
   rt.commit([
     responseDraft({ callId: report.callId, name: SPAWN_TOOL }, ids, "ok", {
       sessionId: report.childId,

@@ -10,7 +10,7 @@ import type { PendingCompaction } from "../projections";
 import type { RuntimeCtx } from "./deps";
 import { type Base, modelAttemptDraft, modelRequestDraft, requestDigest } from "./drafts";
 import { type AttemptFailure, classifyFailure, redactMessage, retryAt } from "./retry";
-import { writeInflight } from "./state";
+import { attemptIsDurable } from "./under-way";
 
 /** A compaction attempt failed and is recorded: the slice ends and the alarm at `retryAt` retries it. */
 export class CompactionDeferred extends Error {
@@ -42,25 +42,21 @@ export function compactionSender(
     open = null;
     const ids = { ...base, invocationId };
     const digest = requestDigest(request);
-    const underWay = () => writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation);
-    if (digest === recorded) underWay();
-    else
-      rt.commit(
-        [
-          modelRequestDraft(ids, {
-            ...record,
-            estimatedTokens: requestTokens(request),
-            requestDigest: digest,
-            purpose: "compaction",
-          }),
-        ],
-        underWay,
-      );
+    if (digest !== recorded)
+      rt.commit([
+        modelRequestDraft(ids, {
+          ...record,
+          estimatedTokens: requestTokens(request),
+          requestDigest: digest,
+          purpose: "compaction",
+        }),
+      ]);
+    rt.underWay.start({ invocationId, attempt }, attemptIsDurable(attempt));
     let answer: SummaryAnswer;
     try {
       answer = await collectText(provider, request, rt.signal);
     } catch (err) {
-      writeInflight(rt.deps.sql, null);
+      rt.underWay.end();
       if (rt.signal.aborted) throw err;
       const failure = classifyCompactionFailure(err);
       const message = redactMessage(failure.message, rt.deps.config.secrets ?? []);
@@ -74,7 +70,7 @@ export function compactionSender(
       rt.commit([modelAttemptDraft(ids, attempt, { code: failure.code, message }, at)]);
       throw new CompactionDeferred(at);
     }
-    writeInflight(rt.deps.sql, null);
+    rt.underWay.end();
     return answer;
   };
 }

@@ -10,6 +10,7 @@ import type { ChildrenPort } from "./children";
 import type { FailpointEnv, FailpointId } from "./failpoints";
 import type { RuntimeFeature } from "./feature";
 import type { RuntimePolicy } from "./retry";
+import type { UnderWay } from "./under-way";
 
 export type RuntimeConfig = FailpointEnv & {
   httpAllowedHosts: string[];
@@ -86,6 +87,8 @@ export interface RuntimeCtx {
   endSlice(wake: number | "parked"): Promise<void>;
   /** This incarnation of the object (memory only): what it started is not a restart's to recover. */
   readonly incarnation: string;
+  /** What this incarnation has under way (a model attempt, a tool run): ./under-way.ts. */
+  readonly underWay: UnderWay;
   /** Spawn callIds whose child this incarnation created or re-attached to (memory only). */
   readonly attachedChildren: Set<string>;
 }

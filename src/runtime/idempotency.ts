@@ -97,7 +97,8 @@ function markerOf(sql: SqlLike): string | undefined {
 }
 
 function writeThrough(sql: SqlLike, seq: number) {
-  run(sql)`INSERT OR REPLACE INTO idempotency (key, answer) VALUES (${THROUGH}, ${String(seq)})`;
+  run(sql)`INSERT INTO idempotency (key, answer) VALUES (${THROUGH}, ${String(seq)})
+    ON CONFLICT (key) DO UPDATE SET answer = excluded.answer`;
 }
 
 /**
@@ -112,7 +113,7 @@ export function catchUpIdempotency(sql: SqlLike, transactionSync: <T>(fn: () => 
   transactionSync(() => {
     for (let after = through; ; ) {
       const page = rows<{ seq: number; body: string }>(sql)`SELECT seq, body FROM events
-        WHERE kind = 'text' AND author = 'user' AND author <> 'model' AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`;
+        WHERE kind = 'text' AND author = 'user' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq > ${after} ORDER BY seq LIMIT ${PAGE}`;
       applyIdempotencyEvents(
         sql,
         page.map((r) => JSON.parse(r.body) as Event),

@@ -13,7 +13,7 @@ import { closeDraft, interruptedDraft, permissionRequestDraft, recoveryDrafts, r
 import { runModelStep } from "./model-step";
 import { isWork, planNextStep, type Step } from "./plan";
 import { sliceBackoff } from "./retry";
-import { failedSlicesAt, readInflight, recordSliceStart, writeInflight } from "./state";
+import { failedSlicesAt, recordSliceStart } from "./state";
 import { runToolStep } from "./tool-step";
 import { waitHeadOf } from "./wait-drafts";
 import { carryOutWait } from "./waits";
@@ -48,7 +48,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
         now: rt.now(),
         sliceElapsedMs: rt.now() - startedAt,
         failedSlices: recorded ? 0 : failedSlicesAt(rt.deps.sql, head),
-        inflight: readInflight(rt.deps.sql, rt.incarnation),
+        inflight: rt.underWay.read(),
         lengthStreak: turn.lengthStreak ?? 0,
         ...waitHeadOf(turn),
       },
@@ -116,7 +116,7 @@ async function carryOut(
       const state = projectRunState(rt.turnSuffix());
       rt.commit(
         recoveryDrafts(step.plan, state, { turnId: base.turnId, runId, highWater: s.highWater, now: rt.now() }),
-        () => writeInflight(rt.deps.sql, null),
+        () => rt.underWay.cleared(),
       );
       return true;
     }

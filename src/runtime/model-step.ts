@@ -19,8 +19,8 @@ import {
 } from "./drafts";
 import type { ModelCall } from "./plan";
 import { type AttemptFailure, classifyFailure, redactMessage, retryAt } from "./retry";
-import { writeInflight } from "./state";
 import { iterateWithWatchdog, StreamCutError } from "./stream-watchdog";
+import { attemptIsDurable } from "./under-way";
 
 type AttemptOutcome =
   | { kind: "answer"; answer: ModelAnswer }
@@ -76,11 +76,10 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
     if (!stillOpen(rt, turn, signal)) return false;
     invocationId = crypto.randomUUID();
     attempt = 1;
-    // The request and what is under way commit together: a slice of this incarnation that dies
-    // before its attempt is recorded is never taken for a restart.
-    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))], () =>
-      writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation),
-    );
+    // The request, then (with no await between) what is under way: a slice of this incarnation that
+    // dies before its attempt is recorded is never taken for a restart (./under-way.ts).
+    rt.commit([modelRequestDraft({ ...base, invocationId }, recordOf(built))]);
+    rt.underWay.start({ invocationId, attempt }, false);
     await rt.failpoint("F1");
   } else {
     // docs/API.md §3: a call issued again sends exactly the recorded request, rebuilt from the
@@ -99,9 +98,9 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
   }
   const ids = { ...base, invocationId };
   const request: ModelRequest = { model: turn.model, messages: built.messages, tools: built.tools };
-  writeInflight(rt.deps.sql, { invocationId, attempt }, rt.incarnation);
+  rt.underWay.start({ invocationId, attempt }, attemptIsDurable(attempt));
   const outcome = await streamAttempt(rt, provider, request, { invocationId, attempt }, sliceStartedAt, signal);
-  writeInflight(rt.deps.sql, null);
+  rt.underWay.end();
   rt.endAttempt();
   if (outcome.kind === "stopped" || !stillOpen(rt, turn, signal)) return false;
   if (outcome.kind === "answer") {

@@ -90,7 +90,7 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
     };
   // A wait holds nothing in flight: nothing to recover, nothing to do until it is released.
   if (head.wait) return { kind: "wait" };
-  const recovery = buildRecoveryPlan(events, policy.needsApproval, head.inflight);
+  const recovery = buildRecoveryPlan(events, policy.needsApproval, head.inflight, state);
   if (recovery.poisoned)
     return {
       kind: "fail",

@@ -18,7 +18,7 @@ export function isTerminal(state: string): boolean {
 /** The `remoteTask` record of a sent call: it starts the run's wait for that task (`wait.kind: "remote"`). */
 export function remoteTaskDraft(
   ids: Ids,
-  record: Pick<RemoteRecord, "callId" | "taskId" | "waitId" | "notify" | "target" | "rerun">,
+  record: Pick<RemoteRecord, "callId" | "tool" | "taskId" | "waitId" | "notify" | "target" | "rerun">,
 ): EventDraft {
   return hidden(ids, {
     actions: {
@@ -26,6 +26,7 @@ export function remoteTaskDraft(
         remoteTask: {
           ...record.target,
           callId: record.callId,
+          tool: record.tool,
           taskId: record.taskId,
           waitId: record.waitId,
           ...(record.notify ? { notify: record.notify } : {}),

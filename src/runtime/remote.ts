@@ -47,7 +47,7 @@ export async function recordRemoteTask(
   writeInflight(rt.deps.sql, null);
   const open =
     rt.summary?.openTurn?.turnId === base.turnId &&
-    !rt.deps.store.readByCall(call.callId).some((e) => e.content?.type === "functionResponse");
+    !rt.deps.store.readCallOutcomes(call.callId).some((e) => e.content?.type === "functionResponse");
   if (!open) {
     const tool = rt.toolFor(call.name);
     await tool?.remote?.cancel(task.taskId, remoteContext(rt, call.callId)).catch(() => null);
@@ -58,6 +58,7 @@ export async function recordRemoteTask(
       { ...base, invocationId: call.invocationId },
       {
         callId: call.callId,
+        tool: call.name,
         taskId: task.taskId,
         waitId: send.waitId,
         notify: sha256Hex(send.notifyToken),
@@ -88,22 +89,20 @@ function remoteContext(rt: RuntimeCtx, callId: string): ToolContext & { values: 
   };
 }
 
-/** The call a record belongs to (its name and invocation), read by its callId. */
-function callOf(rt: RuntimeCtx, callId: string): { name: string; invocationId?: string } | null {
-  const e = rt.deps.store.readByCall(callId).find((x) => x.content?.type === "functionCall");
-  if (e?.content?.type !== "functionCall") return null;
-  return { name: e.content.name, ...(e.invocationId ? { invocationId: e.invocationId } : {}) };
+/** The call a record belongs to: its tool's name and invocation, as its record keeps them. */
+function callOf(record: RemoteRecord): { name: string; invocationId?: string } | null {
+  return record.tool ? { name: record.tool, ...(record.invocationId ? { invocationId: record.invocationId } : {}) } : null;
 }
 
-function remoteToolOf(rt: RuntimeCtx, callId: string): ToolDefinition<unknown> | null {
-  const call = callOf(rt, callId);
+function remoteToolOf(rt: RuntimeCtx, record: RemoteRecord): ToolDefinition<unknown> | null {
+  const call = callOf(record);
   const tool = call ? rt.toolFor(call.name) : null;
   return tool?.remote ? tool : null;
 }
 
 /** Asks the task's state through its tool's port; null when it could not be asked (tried again later). */
 async function ask(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
-  const tool = remoteToolOf(rt, record.callId);
+  const tool = remoteToolOf(rt, record);
   if (!tool?.remote) return null;
   const ctx = remoteContext(rt, record.callId);
   try {
@@ -130,7 +129,7 @@ export async function recordRemoteStatus(
   const s = rt.summary;
   const turn = s?.openTurn;
   if (turn?.wait?.waitId === record.waitId && releases(s?.remote, record.waitId, record.taskId)) {
-    const call = callOf(rt, record.callId);
+    const call = callOf(record);
     if (!call) return false;
     const ids = {
       turnId: turn.turnId,
@@ -206,7 +205,7 @@ function recordAsk(rt: RuntimeCtx, record: RemoteRecord, status: RemoteTaskStatu
  */
 async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
   const seq = record.answerSeq!;
-  const tool = remoteToolOf(rt, record.callId);
+  const tool = remoteToolOf(rt, record);
   const e = rt.deps.store.get(seq);
   if (!tool?.remote?.reply || e?.content?.type !== "text") return null;
   const messageId = idempotencyKeyFor(rt.deps.sessionId, `${record.callId}:answer:${seq}`);
@@ -261,7 +260,7 @@ export async function remoteNotice(
 /** A stop's best-effort cancel of the tasks its turn waited for; a cancel the remote confirms is a late result. */
 export async function cancelRemoteTasks(rt: RuntimeCtx, records: readonly RemoteRecord[]): Promise<void> {
   for (const record of records) {
-    const tool = remoteToolOf(rt, record.callId);
+    const tool = remoteToolOf(rt, record);
     const status = await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
     if (status) await recordRemoteStatus(rt, record, status).catch(() => false);
   }

@@ -28,6 +28,7 @@ import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
+import { UnderWay } from "./under-way";
 import { type ResumeInput, resume } from "./waits";
 
 /** How long a lease alarm waits before a dead loop is picked up again. */
@@ -51,6 +52,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #alarm: AlarmOwner;
   readonly #suffix = new TurnSuffix();
   readonly incarnation = crypto.randomUUID();
+  readonly underWay: UnderWay;
   readonly #tools: TurnTools;
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
@@ -64,6 +66,7 @@ export class SessionRuntime implements RuntimeCtx {
     this.#tools = new TurnTools(deps.store.blobs, deps.mcp, (s) => this.#shown.shown(s).tools);
     this.#prefix = new PrefixCache(deps.store.blobs);
     this.#alarm = new AlarmOwner(this);
+    this.underWay = new UnderWay(deps.sql, this.incarnation);
     this.#summary = loadSummary(deps.sql, deps.store, this.features);
     // A turn that only waits needs no slice to decide: taking it over is a handover (docs/API.md §7.12).
     this.#decided = !this.#summary?.openTurn || !!this.#summary.openTurn.wait;

@@ -69,7 +69,8 @@ function readMeta(sql: SqlLike, key: string): string | null {
 }
 
 function writeMeta(sql: SqlLike, key: string, value: unknown) {
-  run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES (${key}, ${JSON.stringify(value)})`;
+  run(sql)`INSERT INTO meta (key, value) VALUES (${key}, ${JSON.stringify(value)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }
 
 function parseJson<T>(schema: z.ZodType<T>, text: string | null): T | null {
@@ -220,7 +221,9 @@ export function approvalKnown(sql: SqlLike, requestId: string): boolean {
   if (!REQUEST_ID.test(requestId)) return false;
   // By value among the approval requests (their kind is indexed), never a pattern over bodies.
   return (
-    rows(sql)`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND author <> 'model'
+    rows(
+      sql,
+    )`SELECT 1 FROM events WHERE kind = 'permissionRequest' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse')
       AND json_extract(body, '$.actions.permissionRequest.requestId') = ${requestId} LIMIT 1`.length > 0
   );
 }

@@ -23,7 +23,6 @@ import {
 } from "./drafts";
 import { failpoint, failpointArmed } from "./failpoints";
 import { newRemoteSend, recordRemoteTask } from "./remote";
-import { writeInflight } from "./state";
 import { type CallSecrets, callSecrets } from "./tool-secrets";
 
 /** Runs the call and commits its outcome. Always returns true: the loop goes on to the next step. */
@@ -52,7 +51,8 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     await rt.failpoint("F4");
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
-  writeInflight(rt.deps.sql, { callId: call.callId }, rt.incarnation);
+  // A first run is known from its dispatch; a re-run's row tells a restart that it died again (./under-way.ts).
+  rt.underWay.start({ callId: call.callId }, rerun);
   const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
   const secrets = callSecrets(rt.deps.env ?? {});
   // A remote tool's send is given its wait and notification token (docs/design.md#remote-calls).
@@ -85,7 +85,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   result = redacted(result, secrets);
   if (result.awaitChild) {
     // spawn_session: the response is the child's report (docs/API.md §6); the run waits for it.
-    writeInflight(rt.deps.sql, null);
+    rt.underWay.end();
     await rt.failpoint("F12");
     return true;
   }
@@ -97,7 +97,7 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
   }
   // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
   if (!callStillOpen(rt, call.callId, base.turnId)) {
-    writeInflight(rt.deps.sql, null);
+    rt.underWay.end();
     return true;
   }
   await commitOutcome(rt, call, { ...base, invocationId: call.invocationId }, result, rerun);
@@ -140,7 +140,7 @@ function redacted(result: ToolResult, secrets: CallSecrets): ToolResult {
 
 function callStillOpen(rt: RuntimeCtx, callId: string, turnId: string): boolean {
   if (rt.summary?.openTurn?.turnId !== turnId) return false;
-  return !rt.deps.store.readByCall(callId).some((e) => e.content?.type === "functionResponse");
+  return !rt.deps.store.readCallOutcomes(callId).some((e) => e.content?.type === "functionResponse");
 }
 
 /** T2: archive a large result first, then commit the outcome (and its workspace changes) in one block. */
@@ -168,13 +168,20 @@ async function commitOutcome(
     ...(rerun ? { toolRecovery: { callId: call.callId, strategy: "rerun" as const } } : {}),
     ...(stateDelta ? { stateDelta } : {}),
   };
-  rt.commit(
-    [responseDraft(call, ids, result.status, result.response, Object.keys(actions).length > 0 ? actions : undefined)],
-    ([e]) => {
-      writeInflight(rt.deps.sql, null);
-      if (result.status === "ok" && result.fileChanges?.length)
-        applyFileChanges(rt.deps.sql, result.fileChanges, e!.seq, e!.at);
-    },
-  );
+  // The response, the end of what was under way and the workspace's changes in one block; a
+  // response with neither a stored row nor changes is one INSERT.
+  const changes = result.status === "ok" && result.fileChanges?.length ? result.fileChanges : null;
+  const response = [
+    responseDraft(call, ids, result.status, result.response, Object.keys(actions).length > 0 ? actions : undefined),
+  ];
+  if (changes || rt.underWay.stored)
+    rt.commit(response, ([e]) => {
+      rt.underWay.end();
+      if (changes) applyFileChanges(rt.deps.sql, changes, e!.seq, e!.at);
+    });
+  else {
+    rt.commit(response);
+    rt.underWay.end();
+  }
   if (bytes > threshold) await rt.failpoint("F10");
 }

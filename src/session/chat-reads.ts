@@ -22,7 +22,7 @@ export type ChatWindow = { after: number; through: number | null };
 export function lastUserMessageSeqs(sql: SqlLike, count: number, below = Number.MAX_SAFE_INTEGER): number[] {
   return sql
     .exec<{ seq: number }>(
-      "SELECT seq FROM events WHERE kind = 'text' AND author = 'user' AND author <> 'model' AND seq < ? ORDER BY seq DESC LIMIT ?",
+      "SELECT seq FROM events WHERE kind = 'text' AND author = 'user' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq < ? ORDER BY seq DESC LIMIT ?",
       below,
       count,
     )
@@ -74,7 +74,7 @@ export function chatWindow(
 export function lastModelCallSeq(sql: SqlLike): number {
   const row = sql
     .exec<{ seq: number }>(
-      `SELECT seq FROM events WHERE kind = 'modelRequest' AND author <> 'model'
+      `SELECT seq FROM events WHERE kind = 'modelRequest' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse')
          AND json_extract(body, '$.actions.modelRequest.purpose') IS NOT 'compaction' ORDER BY seq DESC LIMIT 1`,
     )
     .toArray()[0];

@@ -3,7 +3,7 @@
  * caller and hands its store here. Pure reads: nothing here writes.
  */
 import { ApiError } from "../contract";
-import { type EventStore, readBoundedAfter, verifyInChunks } from "../log";
+import { type Event, type EventStore, readBoundedAfter, verifyInChunks } from "../log";
 import { buildTranscript, pageTranscript } from "../projections";
 import { listFilesPage, readFileRow } from "../tools";
 import type { Admitted } from "./admission";
@@ -37,7 +37,12 @@ export function exportPage(store: EventStore, after: number, limit: number) {
  * TRANSCRIPT_SCAN_EVENTS events or TRANSCRIPT_SCAN_BYTES of them, so a page costs the same on
  * any log; `next` is the cursor to pass as `after` for the rest.
  */
-export function transcriptPage(store: EventStore, after: number, limit: number) {
+export function transcriptPage(
+  store: EventStore,
+  after: number,
+  limit: number,
+  openTurnEvents: () => readonly Event[] = () => [],
+) {
   checkLimit("limit", limit, 1, 500);
   if (!Number.isSafeInteger(after) || after < 0) throw new ApiError("bad_request", "after: a seq ≥ 0");
   let items = 0;
@@ -53,7 +58,13 @@ export function transcriptPage(store: EventStore, after: number, limit: number) 
     },
   });
   return pageTranscript(events, limit, atHead, (callIds, through) => {
-    const later = callIds.flatMap((id) => store.readByCall(id)).filter((e) => e.seq > through);
+    // A call's approval request and response through the call index; a dispatch only matters while
+    // the call has no response, and then it is in the open turn's suffix (store.readCallOutcomes).
+    const ids = new Set(callIds);
+    const dispatched = openTurnEvents().filter((e) => ids.has(e.actions?.toolDispatch?.callId ?? ""));
+    const later = [...callIds.flatMap((id) => store.readCallOutcomes(id)), ...dispatched].filter(
+      (e) => e.seq > through,
+    );
     return [...later, ...store.readDecisionsAfter(through)].sort((a, b) => a.seq - b.seq);
   });
 }

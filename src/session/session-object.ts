@@ -208,7 +208,9 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ store }) => reads.exportPage(store, after, limit));
   }
   transcript(caller: Caller, { after, limit }: { after: number; limit: number }) {
-    return this.#rpc(caller, ({ store }) => reads.transcriptPage(store, after, limit));
+    return this.#rpc(caller, ({ store, runtime }) =>
+      reads.transcriptPage(store, after, limit, () => runtime.turnSuffix()),
+    );
   }
   context(caller: Caller) {
     return this.#rpc(caller, reads.contextView);

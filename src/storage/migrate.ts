@@ -3,6 +3,7 @@ import m0002 from "../../migrations/0002_model_view.sql";
 import m0003 from "../../migrations/0003_work.sql";
 import m0005 from "../../migrations/0005_records.sql";
 import m0006 from "../../migrations/0006_kind_index.sql";
+import m0007 from "../../migrations/0007_step_rows.sql";
 import m0010 from "../../migrations/0010_a2a_push.sql";
 import type { SqlLike } from "./sql";
 
@@ -13,6 +14,7 @@ export const MIGRATIONS: { id: string; sql: string }[] = [
   { id: "0003_work", sql: m0003 },
   { id: "0005_records", sql: m0005 },
   { id: "0006_kind_index", sql: m0006 },
+  { id: "0007_step_rows", sql: m0007 },
   { id: "0010_a2a_push", sql: m0010 },
 ];
 

@@ -35,7 +35,7 @@ type Range = { turnId: string; from: number; through: number };
 function closeOf(sql: SqlLike, turnId: string, from: number): number | null {
   return (
     rows<{ seq: number }>(sql)`
-      SELECT seq FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${from}
+      SELECT seq FROM events WHERE kind = 'turnClose' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq >= ${from}
         AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0]?.seq ?? null
   );
 }
@@ -49,7 +49,7 @@ export function turnRange(sql: SqlLike, turnId: string | null): Range {
   if (turnId === null) {
     const last = rows<{ seq: number; turn_id: string | null }>(sql)`
       SELECT seq, json_extract(body, '$.turnId') AS turn_id FROM events
-      WHERE kind = 'turnClose' AND author <> 'model' ORDER BY seq DESC LIMIT 1`[0];
+      WHERE kind = 'turnClose' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') ORDER BY seq DESC LIMIT 1`[0];
     if (!last?.turn_id) throw new ApiError("not_found", "no closed turn");
     turnId = last.turn_id;
   }
@@ -111,7 +111,7 @@ function hasInvocation(v: unknown): boolean {
 function modelAt(sql: SqlLike, seq: number): { provider: string; name: string } {
   const patched = rows<{ model: string | null }>(sql)`
     SELECT json_extract(body, '$.actions.stateDelta.model') AS model FROM events
-    WHERE kind IN ('state', 'state:model') AND author <> 'model' AND seq < ${seq}
+    WHERE kind IN ('state', 'state:model') AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq < ${seq}
       AND json_extract(body, '$.actions.stateDelta.model') IS NOT NULL ORDER BY seq DESC LIMIT 1`[0]?.model;
   const created = rows<{ model: string | null }>(sql)`
     SELECT json_extract(body, '$.actions.stateDelta.session.model') AS model FROM events WHERE seq = 1`[0]?.model;
@@ -136,14 +136,15 @@ export function outboxState(sql: SqlLike): OutboxState {
 }
 
 function saveOutbox(sql: SqlLike, state: OutboxState): void {
-  run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES (${OUTBOX_KEY}, ${JSON.stringify(state)})`;
+  run(sql)`INSERT INTO meta (key, value) VALUES (${OUTBOX_KEY}, ${JSON.stringify(state)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }
 
 /** The first closed turn not yet exported. */
 function nextClosed(sql: SqlLike, after: number): { seq: number; turnId: string } | null {
   const row = rows<{ seq: number; turn_id: string | null }>(sql)`
     SELECT seq, json_extract(body, '$.turnId') AS turn_id FROM events
-    WHERE kind = 'turnClose' AND author <> 'model' AND seq > ${after} ORDER BY seq LIMIT 1`[0];
+    WHERE kind = 'turnClose' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq > ${after} ORDER BY seq LIMIT 1`[0];
   return row?.turn_id ? { seq: row.seq, turnId: row.turn_id } : null;
 }
 

@@ -99,7 +99,7 @@ describe("an ordinary commit writes its event only", () => {
     });
     // The user's message opens run r-1: its row and the work marker join the event.
     expect(out.transactions).toBe(1);
-    expect(out.writes).toEqual(["INSERT INTO events", "INSERT OR REPLACE", "INSERT OR REPLACE"]);
+    expect(out.writes).toEqual(["INSERT INTO events", "INSERT INTO runs", "INSERT INTO meta"]);
     expect(out.runs).toEqual(["r-1"]);
   });
 });

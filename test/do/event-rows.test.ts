@@ -56,7 +56,7 @@ describe("an event's row", () => {
     ];
     const rows = await inFreshObject((store, sql) => {
       for (const d of drafts) store.append([d]);
-      return { rows: columns(sql), byCall: store.readByCall("c-1").map((e) => e.seq) };
+      return { rows: columns(sql), byCall: store.readCallOutcomes("c-1").map((e) => e.seq) };
     });
     expect(rows.rows).toEqual([
       { seq: 1, author: "user", visibility: "visible", kind: "text", call_id: null },
@@ -72,7 +72,7 @@ describe("an event's row", () => {
         call_id: null,
       },
     ]);
-    expect(rows.byCall).toEqual([3, 4]);
+    expect(rows.byCall).toEqual([4]);
   });
 
   it("holds its kind past the bound on remembered statements (300 kinds, then a user message)", async () => {
@@ -92,28 +92,48 @@ describe("an event's row", () => {
   });
 });
 
+/** The kind index's condition (migrations/0007), which a query by kind says beside its kind. */
+const KIND_INDEXED = "author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse')";
+
 describe("the kind index", () => {
   it("holds the events a query by kind can ask for, and none of the model's own", async () => {
     const out = await inFreshObject((store, sql) => {
       store.append([{ author: "user", modelVisibility: "visible", ...turn, content: { type: "text", text: "hi" } }]);
       store.append([{ author: "model", modelVisibility: "visible", ...turn, content: { type: "text", text: "yo" } }]);
+      // A dispatch and a result: nothing asks for them by kind (migrations/0007).
+      store.append([
+        {
+          author: "runtime",
+          modelVisibility: "hidden",
+          ...turn,
+          actions: { toolDispatch: { callId: "c-1", tool: "list_files", effect: "read", idempotencyKey: "k" } },
+        },
+      ]);
+      store.append([
+        {
+          author: "tool",
+          modelVisibility: "visible",
+          ...turn,
+          content: { type: "functionResponse", callId: "c-1", name: "list_files", status: "ok", response: [] },
+        },
+      ]);
       store.append([
         { author: "runtime", modelVisibility: "hidden", ...turn, actions: { turnClose: { reason: "completed" } } },
       ]);
       const indexed = sql
-        .exec<{ seq: number }>("SELECT seq FROM events INDEXED BY events_kind WHERE author <> 'model' ORDER BY seq")
+        .exec<{ seq: number }>(`SELECT seq FROM events INDEXED BY events_kind WHERE ${KIND_INDEXED} ORDER BY seq`)
         .toArray()
         .map((r) => r.seq);
       const plan = sql
         .exec<{ detail: string }>(
-          "EXPLAIN QUERY PLAN SELECT seq FROM events WHERE kind = 'turnClose' AND author <> 'model' ORDER BY seq DESC LIMIT 1",
+          `EXPLAIN QUERY PLAN SELECT seq FROM events WHERE kind = 'turnClose' AND ${KIND_INDEXED} ORDER BY seq DESC LIMIT 1`,
         )
         .toArray()
         .map((r) => r.detail)
         .join("; ");
       return { indexed, plan };
     });
-    expect(out.indexed).toEqual([1, 3]);
+    expect(out.indexed).toEqual([1, 5]);
     expect(out.plan).toContain("USING INDEX events_kind");
   });
 });

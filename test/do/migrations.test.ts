@@ -123,6 +123,10 @@ describe("migrations", () => {
       expect(blob).toMatchObject({ bytes: 5, verifiedAt: null });
       expect(store.blobs.verifiedOnce(blob)).toBe(true);
       expect(store.blobs.meta(HELLO_SHA)!.verifiedAt).not.toBeNull();
+      // The indexes the reads use were rebuilt for the old rows (migrations/0007): a call's response
+      // by its call id, the user's messages by kind (INDEXED BY: an error if the index did not fit).
+      expect(store.readCallOutcomes("call2").map((e) => e.content?.type)).toEqual(["functionResponse"]);
+      expect(store.readKindsAfter(["text"], 0, 100).length).toBeGreaterThan(0);
       // And appends after the upgrade keep it current.
       store.append(offloadedLogDrafts(1, 40_000).slice(1));
       expect(sql.exec("SELECT COUNT(*) AS n FROM model_view").one().n).toBe(6);

@@ -5,10 +5,10 @@ CREATE INDEX a2a_push_configs_turn ON a2a_push_configs (turn_id);
 CREATE INDEX a2a_push_outbox_due ON a2a_push_outbox (next_at);
 
 -- index events_call
-CREATE INDEX events_call ON events (call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX events_call ON events (call_id) WHERE kind IN ('functionResponse', 'permissionRequest');
 
 -- index events_kind
-CREATE INDEX events_kind ON events (kind, seq) WHERE author <> 'model';
+CREATE INDEX events_kind ON events (kind, seq) WHERE author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse');
 
 -- index runs_seq
 CREATE INDEX runs_seq ON runs (seq);

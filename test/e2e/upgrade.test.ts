@@ -3,7 +3,7 @@
  * earlier commit runs on a persist dir, creates sessions (two principals) and runs a turn in
  * each; then the current code starts on the same dir, and every session is read, continued with
  * a new turn and verified by its owner, and stays 404 to the other principal. The earlier
- * commits: the last one landed (877735a), and the last one before the owner moved into seq 1
+ * commits: the last one before migration 0007 (a28beb6), the last one landed before it (877735a), and the last one before the owner moved into seq 1
  * (e451a83, whose sessions hold no owner: their principal's directory vouches for them).
  * The old code is a `git archive` of the commit (no worktree is registered in the shared
  * repository), using this checkout's node_modules; nothing is installed.
@@ -37,6 +37,7 @@ const closedTurns = (events: { actions?: { turnClose?: { reason: string } } }[])
   events.flatMap((e) => (e.actions?.turnClose ? [e.actions.turnClose.reason] : []));
 
 describe.each([
+  { commit: "a28beb6", what: "before migration 0007: the indexes a step writes, the inflight row" },
   { commit: "877735a", what: "the last landed commit" },
   { commit: "e451a83", what: "before the owner moved into seq 1" },
 ])("upgrading in place from $commit ($what)", ({ commit }) => {

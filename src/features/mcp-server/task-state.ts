@@ -65,7 +65,7 @@ export function readTaskState({ sql, runtime }: Admitted, input: { turnId: strin
   const opened = Number.isSafeInteger(seq) && seq > 0 ? eventAt(sql, seq) : null;
   if (!opened || opened.turnId !== turnId || opened.author !== "user") throw new ApiError("not_found", "unknown task");
   const close = rows<Row & { seq: number }>(sql)`
-    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${seq}
+    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq >= ${seq}
       AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0];
   const session = runtime.session();
   const base = { turnId, createdAt: opened.at, lastUpdatedAt: session.updatedAt };

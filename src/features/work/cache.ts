@@ -117,7 +117,7 @@ export function turnOfRunId(sql: SqlLike, runId: string): string | null | undefi
   const row = rows<{ turn_id: string | null }>(sql)`SELECT turn_id FROM runs WHERE run_id = ${runId}`[0];
   if (row) return row.turn_id;
   const takeover = rows<{ turn_id: string | null }>(sql)`SELECT json_extract(body, '$.turnId') AS turn_id FROM events
-    WHERE kind = 'state:runStarted' AND author <> 'model' AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
+    WHERE kind = 'state:runStarted' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND json_extract(body, '$.actions.stateDelta.runStarted.runId') = ${runId}
     LIMIT 1`[0];
   return takeover ? takeover.turn_id : undefined;
 }
@@ -132,8 +132,10 @@ export function listRuns(sql: SqlLike, before: number | null, limit: number): Ru
 }
 
 function writeRun(sql: SqlLike, r: RunRow) {
-  run(sql)`INSERT OR REPLACE INTO runs (run_id, turn_id, trigger_name, state, seq, body)
-    VALUES (${r.runId}, ${r.turnId}, ${r.trigger}, ${r.state}, ${r.seq}, ${JSON.stringify(r)})`;
+  run(sql)`INSERT INTO runs (run_id, turn_id, trigger_name, state, seq, body)
+    VALUES (${r.runId}, ${r.turnId}, ${r.trigger}, ${r.state}, ${r.seq}, ${JSON.stringify(r)})
+    ON CONFLICT (run_id) DO UPDATE SET turn_id = excluded.turn_id, trigger_name = excluded.trigger_name,
+      state = excluded.state, seq = excluded.seq, body = excluded.body`;
 }
 
 /**
@@ -149,12 +151,15 @@ export function applyWorkEvents(sql: SqlLike, events: Event[]): void {
     if (r) writeRun(sql, r);
     const t = reduceTrigger(e, (name) => readTrigger(sql, name), nextDue);
     if (t?.kind === "put")
-      run(sql)`INSERT OR REPLACE INTO triggers (name, next_at, body)
-        VALUES (${t.row.name}, ${t.row.nextAt}, ${JSON.stringify(t.row)})`;
+      run(sql)`INSERT INTO triggers (name, next_at, body)
+        VALUES (${t.row.name}, ${t.row.nextAt}, ${JSON.stringify(t.row)})
+        ON CONFLICT (name) DO UPDATE SET next_at = excluded.next_at, body = excluded.body`;
     if (t?.kind === "remove") run(sql)`DELETE FROM triggers WHERE name = ${t.name}`;
     last = e.seq;
   }
-  if (last !== null) run(sql)`INSERT OR REPLACE INTO meta (key, value) VALUES ('work_through', ${String(last)})`;
+  if (last !== null)
+    run(sql)`INSERT INTO meta (key, value) VALUES ('work_through', ${String(last)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
 }
 
 /** Whether `applyWorkEvents` writes anything for these events. */

@@ -229,13 +229,15 @@ describe("remote drafts", () => {
     });
     const rec = remoteTaskDraft(
       { turnId: "t1", runId: "r1" },
-      { callId: "c1", taskId: "T1", waitId: "w", notify: "d", target: { agent: "helper" } },
+      { callId: "c1", tool: "helper__send", taskId: "T1", waitId: "w", notify: "d", target: { agent: "helper" } },
     );
     expect(rec).toMatchObject({
       author: "runtime",
       modelVisibility: "hidden",
       actions: {
-        stateDelta: { remoteTask: { agent: "helper", callId: "c1", taskId: "T1", waitId: "w", notify: "d" } },
+        stateDelta: {
+          remoteTask: { agent: "helper", callId: "c1", tool: "helper__send", taskId: "T1", waitId: "w", notify: "d" },
+        },
       },
     });
   });

@@ -11,6 +11,7 @@ import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "../../../src/runtime/d
 import type { FailpointId } from "../../../src/runtime/failpoints";
 import type { RuntimeFeature } from "../../../src/runtime/feature";
 import { DEFAULT_POLICY, type RuntimePolicy } from "../../../src/runtime/retry";
+import { UnderWay } from "../../../src/runtime/under-way";
 import type { SqlLike } from "../../../src/storage";
 import type { ToolDefinition } from "../../../src/tools/types";
 
@@ -63,7 +64,10 @@ export function fakeRuntime(
     get: (seq: number) => events[seq - 1] ?? null,
     digestAt: (seq: number) => (seq === 0 ? "0".repeat(64) : (events[seq - 1]?.digest ?? null)),
     readFrom: (from: number) => events.filter((e) => e.seq >= from),
-    readByCall: (callId: string) => events.filter((e) => callIdOf(e) === callId),
+    readCallOutcomes: (callId: string) =>
+      events.filter(
+        (e) => callIdOf(e) === callId && (e.content?.type === "functionResponse" || !!e.actions?.permissionRequest),
+      ),
     readContextEventsAfter: (after: number) =>
       events.filter((e) => e.seq > after && (e.modelVisibility === "visible" || e.actions?.modelRequest)),
     blobs: {},
@@ -141,6 +145,7 @@ export function fakeRuntime(
     lease: async (at) => void leases.push(at),
     endSlice: async (wake) => void ends.push(wake),
     incarnation: "inc-test",
+    underWay: new UnderWay(emptySql, "inc-test"),
     attachedChildren: new Set(),
   };
   return rt;

@@ -1,0 +1,150 @@
+/**
+ * Memory per session (issue 26, item 4; `HW_BENCH_ONLY=sessions-rss`): many sessions of several
+ * turns each (the demo model) on one `wrangler dev` of the real app, then idle. The RSS of the
+ * Worker's workerd (/proc/<pid>/status VmRSS) is read before (the baseline, after a warm-up),
+ * with every session just used (live), and after the objects have gone idle and been evicted.
+ *
+ * Sizes: HW_BENCH_RSS_SESSIONS (default 1,000) × HW_BENCH_RSS_TURNS (default 10), with
+ * HW_BENCH_RSS_PARALLEL sessions at a time (default 24). A smaller run is reported per session
+ * as measured, with the count beside it: what it says of 1,000 is an extrapolation.
+ */
+import type { HighwaterClient } from "../../src/client";
+import { log, MB, scratchDir, sleep, TOKEN } from "../lib/bench";
+import { memory, QUIET_WRANGLER_ENV, stableWorkerd } from "../lib/procs";
+import { jsHeapAfterGc } from "../lib/profile";
+import { clientFor } from "../lib/sockets";
+import { fmt, type Report } from "../lib/stats";
+import { freePort, startWrangler, testConfigPath } from "../lib/wrangler";
+
+/** How long the objects are left alone before the idle reading, and how often RSS is read meanwhile. */
+const IDLE_MS = 60_000;
+const IDLE_READ_MS = 5_000;
+
+export type SessionsRss = {
+  sessions: number;
+  turns: number;
+  parallel: number;
+  seconds: number;
+  baselineMb: number;
+  liveMb: number;
+  idleMb: number;
+  /** RSS every IDLE_READ_MS while idle (MB). */
+  idleCurve: number[];
+  perLiveKb: number;
+  perIdleKb: number;
+  /** The isolate's JS heap after a full GC (MB), at each reading: the part of RSS that is our objects. */
+  heapMb: { baseline: number; live: number; idle: number };
+};
+
+/** Ends when the session's turn is over (polled). */
+async function turnOver(client: HighwaterClient, id: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    const s = await client.getSession(id);
+    if (!s.openTurn) return;
+    await sleep(20);
+  }
+  throw new Error(`session ${id}: the turn did not end`);
+}
+
+/** `n` sessions of `turns` turns each, `parallel` at a time; alternately a chat turn and one with a tool call. */
+async function driveSessions(client: HighwaterClient, n: number, turns: number, parallel: number): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      const { id } = await client.createSession({ title: `rss ${i}` });
+      for (let t = 0; t < turns; t++) {
+        await client.sendMessage(id, t % 2 === 0 ? `hello, this is turn ${t}` : "list the files");
+        await turnOver(client, id);
+      }
+      if (++done % 100 === 0) log(`sessions-rss: ${done}/${n} sessions used`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, n) }, worker));
+}
+
+export async function runSessionsRss(): Promise<SessionsRss> {
+  const sessions = Number(process.env.HW_BENCH_RSS_SESSIONS ?? 1_000);
+  const turns = Number(process.env.HW_BENCH_RSS_TURNS ?? 10);
+  const parallel = Number(process.env.HW_BENCH_RSS_PARALLEL ?? 24);
+  const inspector = await freePort();
+  const w = await startWrangler({
+    persistTo: scratchDir("hw-rss-bench-"),
+    config: testConfigPath(),
+    vars: { API_TOKENS: TOKEN },
+    env: QUIET_WRANGLER_ENV,
+    inspectorPort: inspector,
+  });
+  const heap = async () => (await jsHeapAfterGc(inspector).catch(() => Number.NaN)) / MB;
+  try {
+    const pid = await stableWorkerd(w.pid, w.port, Date.now() + 120_000);
+    const client = clientFor(w.url);
+    const rss = () => memory(pid).rss / MB;
+    // The code paths loaded and their first allocations made, then idle: the baseline is the
+    // process with the app warm and no session live.
+    await driveSessions(client, parallel, 2, parallel);
+    await sleep(IDLE_MS);
+    const baselineHeap = await heap();
+    const baselineMb = rss();
+    log(
+      `sessions-rss: baseline ${baselineMb.toFixed(1)} MB; ${sessions} sessions × ${turns} turns, ${parallel} at a time`,
+    );
+    const t0 = Date.now();
+    await driveSessions(client, sessions, turns, parallel);
+    const seconds = (Date.now() - t0) / 1000;
+    const liveMb = rss();
+    const liveHeap = await heap();
+    log(`sessions-rss: live ${liveMb.toFixed(1)} MB after ${seconds.toFixed(0)} s`);
+    const idleCurve: number[] = [];
+    for (let waited = 0; waited < IDLE_MS; waited += IDLE_READ_MS) {
+      await sleep(IDLE_READ_MS);
+      idleCurve.push(Number(rss().toFixed(1)));
+    }
+    const idleHeap = await heap();
+    const idleMb = rss();
+    return {
+      heapMb: { baseline: baselineHeap, live: liveHeap, idle: idleHeap },
+      sessions,
+      turns,
+      parallel,
+      seconds,
+      baselineMb,
+      liveMb,
+      idleMb,
+      idleCurve,
+      perLiveKb: ((liveMb - baselineMb) * 1024) / sessions,
+      perIdleKb: ((idleMb - baselineMb) * 1024) / sessions,
+    };
+  } finally {
+    await w.stop();
+  }
+}
+
+export function reportSessionsRss(r: SessionsRss, { info, target }: Report): void {
+  const size = `${r.sessions} sessions × ${r.turns} turns (demo model), ${r.parallel} at a time, ${fmt(r.seconds, 0)} s`;
+  info(
+    "sessions: workerd RSS baseline / live / after idle, MB",
+    `${fmt(r.baselineMb, 1)} / ${fmt(r.liveMb, 1)} / ${fmt(r.idleMb, 1)}`,
+    "",
+    `${size}; idle curve ${r.idleCurve.join(" ")}`,
+  );
+  info("sessions: RSS per live session (live − baseline) / sessions", `${fmt(r.perLiveKb, 1)} KiB`, "", size);
+  const h = r.heapMb;
+  info(
+    "sessions: JS heap after a full GC, baseline / live / after idle, MB (our objects' share of RSS)",
+    `${fmt(h.baseline, 1)} / ${fmt(h.live, 1)} / ${fmt(h.idle, 1)}`,
+    "",
+    `per session after idle ${fmt(((h.idle - h.baseline) * 1024) / r.sessions, 1)} KiB of heap; the rest of RSS is workerd's (each object's SQLite and actor)`,
+  );
+  // Fails if something per session outlives its object: a module-level cache keyed by session,
+  // a buffer or blob kept after the turn, an object that is never let go.
+  target(
+    "sessions: RSS per session after idle, vs the baseline",
+    `${fmt(r.perIdleKb, 1)} KiB`,
+    `(${fmt(r.idleMb, 1)} − ${fmt(r.baselineMb, 1)} MB) / ${r.sessions}`,
+    "≤ 512 KiB",
+    r.perIdleKb <= 512,
+  );
+}
