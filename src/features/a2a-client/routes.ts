@@ -37,11 +37,36 @@ export function notifyRoutes(app: EdgeApp): void {
 async function readNotice(c: EdgeContext): Promise<unknown> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_NOTICE_BYTES) throw new ApiError("payload_too_large", `body over ${MAX_NOTICE_BYTES} bytes`);
-  const text = await c.req.text();
-  if (text.length > MAX_NOTICE_BYTES) throw new ApiError("payload_too_large", `body over ${MAX_NOTICE_BYTES} bytes`);
+  const body = c.req.raw.body;
+  if (!body) return null;
+  // Read up to the limit, whatever the body says of its length.
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += value.byteLength;
+    if (seen > MAX_NOTICE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new ApiError("payload_too_large", `body over ${MAX_NOTICE_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  const text = new TextDecoder().decode(concat(chunks, seen));
   try {
     return text ? JSON.parse(text) : null;
   } catch {
     return null;
   }
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }

@@ -40,4 +40,53 @@ describe("A2A_AGENTS at the edge", () => {
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
   });
+
+  it("a header secret shorter than 8 characters is refused, naming it", async () => {
+    const app = createApp(FEATURES);
+    const env = {
+      API_TOKENS: TOKEN,
+      A2A_AGENTS: JSON.stringify([
+        { name: "helper", url: "https://agent.example/card", headers: { "x-key": "{{secret:SHORT}}" } },
+      ]),
+      SHORT: "abc",
+    };
+    const res = await app.request(
+      "/v1/sessions",
+      { headers: { authorization: `Bearer ${TOKEN}` } },
+      env as unknown as Env,
+    );
+    expect(res.status).toBe(503);
+    const body = await res.text();
+    expect(body).toContain("secret SHORT is shorter than 8 characters");
+    expect(body).not.toContain('"abc"');
+  });
+
+  it("the route reads at most 1 MiB (413, the session is not asked) and hands the session the token and task", async () => {
+    const app = createApp(FEATURES);
+    const asked: unknown[] = [];
+    const SESSIONS = {
+      idFromString: (id: string) => ({ id }),
+      get: () => ({
+        remoteNotice: async (input: unknown) => {
+          asked.push(input);
+          return { ok: true, value: { recorded: false } };
+        },
+      }),
+    };
+    const env = { ...good, SESSIONS } as unknown as Env;
+    const token = `${"a".repeat(64)}.${"b".repeat(32)}`;
+    const big = await app.request(
+      `/v1/a2a/notify/${token}`,
+      { method: "POST", body: "x".repeat(1024 * 1024 + 1) },
+      env,
+    );
+    expect(big.status).toBe(413);
+    expect(asked).toEqual([]);
+    const body = JSON.stringify({
+      statusUpdate: { taskId: "T9", contextId: "C", status: { state: "TASK_STATE_WORKING" } },
+    });
+    const res = await app.request(`/v1/a2a/notify/${token}`, { method: "POST", body }, env);
+    expect(res.status).toBe(200);
+    expect(asked).toEqual([{ token, taskId: "T9", status: { taskId: "T9", state: "working" } }]);
+  });
 });
