@@ -91,7 +91,9 @@ function remoteContext(rt: RuntimeCtx, callId: string): ToolContext & { values: 
 
 /** The call a record belongs to: its tool's name and invocation, as its record keeps them. */
 function callOf(record: RemoteRecord): { name: string; invocationId?: string } | null {
-  return record.tool ? { name: record.tool, ...(record.invocationId ? { invocationId: record.invocationId } : {}) } : null;
+  return record.tool
+    ? { name: record.tool, ...(record.invocationId ? { invocationId: record.invocationId } : {}) }
+    : null;
 }
 
 function remoteToolOf(rt: RuntimeCtx, record: RemoteRecord): ToolDefinition<unknown> | null {

@@ -16,6 +16,9 @@ import {
   sessionWait,
 } from "../../../src/projections";
 import { AlarmOwner, type AlarmPort } from "../../../src/runtime/alarm-owner";
+import { lateResultDraft, remoteAnswer, remoteOutcomeDraft, remoteTaskDraft } from "../../../src/runtime/remote-drafts";
+import { type LogBuilder, newLog } from "../support/fixtures";
+import { plan } from "../support/plan";
 
 /** An alarm owner over a port the test moves: the summary it reads and its clock. */
 function ownerOver(): { owner: AlarmOwner; port: { -readonly [K in keyof AlarmPort]: AlarmPort[K] } } {
@@ -27,9 +30,6 @@ function ownerOver(): { owner: AlarmOwner; port: { -readonly [K in keyof AlarmPo
   } as { -readonly [K in keyof AlarmPort]: AlarmPort[K] };
   return { owner: new AlarmOwner(port), port };
 }
-import { lateResultDraft, remoteAnswer, remoteOutcomeDraft, remoteTaskDraft } from "../../../src/runtime/remote-drafts";
-import { type LogBuilder, newLog } from "../support/fixtures";
-import { plan } from "../support/plan";
 
 const fold = (events: Event[]) => events.reduce<SessionSummary | null>(reduceSummary, null)!;
 
