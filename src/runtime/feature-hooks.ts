@@ -1,13 +1,13 @@
 /**
  * The runtime's calls into its features' hooks (./feature.ts): what they show the model at each
- * call, and their work before a turn's first model call.
+ * call, their work before a turn's first model call, their outboxes and the hosts they reach.
  */
 import type { BlobStore, EventDraft } from "../log";
 import type { SessionSummary } from "../projections";
 import type { SqlLike } from "../storage/sql";
 import type { AnyTool } from "../tools/registry";
 import type { RuntimeDeps } from "./deps";
-import type { RuntimeFeature, TurnBase, TurnPort } from "./feature";
+import type { DeliverPort, RuntimeFeature, TurnBase, TurnPort } from "./feature";
 
 /** What the features show at a model call: system text in list order, and their tools. */
 export type Shown = { system: string[]; tools: AnyTool[] };
@@ -86,4 +86,40 @@ export function featuresDue(
     if (at !== null && (due === null || at < due)) due = at;
   }
   return due;
+}
+
+/** What `deliver` reads of the runtime. */
+type DeliverHost = {
+  readonly deps: Pick<RuntimeDeps, "sessionId" | "sql" | "env" | "fetch">;
+  readonly features: readonly RuntimeFeature[];
+  now(): number;
+  arm(): Promise<void>;
+};
+
+/** The features' outboxes (`deliver`) in list order; a throw is logged. Whether any feature has one. */
+export async function deliverFeatures(rt: DeliverHost): Promise<boolean> {
+  const port: DeliverPort = {
+    sql: rt.deps.sql,
+    env: rt.deps.env ?? {},
+    sessionId: rt.deps.sessionId,
+    fetch: rt.deps.fetch,
+    now: () => rt.now(),
+    arm: () => rt.arm(),
+  };
+  let delivered = false;
+  for (const f of rt.features) {
+    if (!f.deliver) continue;
+    delivered = true;
+    try {
+      await f.deliver(port);
+    } catch (err) {
+      console.error(`highwater: feature ${f.name} failed to deliver`, err);
+    }
+  }
+  return delivered;
+}
+
+/** Hosts `http_fetch` refuses: those the features reach through their own tools. */
+export function featuresDeniedHosts(features: readonly RuntimeFeature[], env: Record<string, unknown>): string[] {
+  return features.flatMap((f) => f.deniedHosts?.(env) ?? []);
 }

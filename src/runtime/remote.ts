@@ -267,3 +267,18 @@ export async function cancelRemoteTasks(rt: RuntimeCtx, records: readonly Remote
     if (status) await recordRemoteStatus(rt, record, status).catch(() => false);
   }
 }
+
+/** The cancels a stop started for the remote tasks its turn waited for (best effort), until awaited. */
+export class RemoteCancels {
+  #pending: Promise<void> | null = null;
+
+  start(rt: RuntimeCtx, waiting: readonly RemoteRecord[]): void {
+    if (waiting.length > 0) this.#pending = cancelRemoteTasks(rt, waiting).catch(() => undefined);
+  }
+
+  async settled(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = null;
+    await pending;
+  }
+}

@@ -18,9 +18,9 @@ import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
 import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
-import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
+import { beforeTurnDrafts, deliverFeatures, FeatureContext, featuresDeniedHosts } from "./feature-hooks";
 import { PrefixCache } from "./prefix-cache";
-import { cancelRemoteTasks, remoteNotice } from "./remote";
+import { RemoteCancels, remoteNotice } from "./remote";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
 import { loadSummary } from "./state";
@@ -57,7 +57,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly features: readonly RuntimeFeature[];
   readonly #shown: FeatureContext;
   readonly #prefix: PrefixCache;
-  #cancels: Promise<void> | null = null;
+  readonly #cancels = new RemoteCancels();
 
   constructor(readonly deps: RuntimeDeps) {
     this.policy = { ...DEFAULT_POLICY, ...deps.policy };
@@ -108,8 +108,7 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   deniedHosts(): string[] {
-    const env = this.deps.env ?? {};
-    return this.features.flatMap((f) => f.deniedHosts?.(env) ?? []);
+    return featuresDeniedHosts(this.features, this.deps.env ?? {});
   }
 
   unavailableServerOf(name: string): string | null {
@@ -220,7 +219,7 @@ export class SessionRuntime implements RuntimeCtx {
   stop(): Session {
     const remote = this.#summary?.remote?.waiting ?? [];
     if (commands.stopTurn(this)) {
-      if (remote.length > 0) this.#cancels = cancelRemoteTasks(this, remote).catch(() => undefined);
+      this.#cancels.start(this, remote);
       this.#abort.abort(new Error("stopped"));
       this.#abort = new AbortController();
       // A child's report or the stops of its children go out from the alarm.
@@ -230,10 +229,8 @@ export class SessionRuntime implements RuntimeCtx {
   }
 
   /** The cancels a stop started (best effort): awaited by the stop's caller. */
-  async settled(): Promise<void> {
-    const cancels = this.#cancels;
-    this.#cancels = null;
-    await cancels;
+  settled(): Promise<void> {
+    return this.#cancels.settled();
   }
 
   /** A push notification about a remote task (docs/design.md#remote-calls); 404 unless its token names a wait. */
@@ -251,33 +248,13 @@ export class SessionRuntime implements RuntimeCtx {
 
   // ---- the one alarm: its owner (`alarm-owner.ts`) gathers the dues and alone sets it ------
 
-  dues(): AlarmDues {
-    return this.#alarm.dues();
-  }
-
-  arm(): Promise<void> {
-    return this.#alarm.arm();
-  }
-
-  fired(): void {
-    this.#alarm.fired();
-  }
-
-  lease(at: number): Promise<void> {
-    return this.#alarm.lease(at);
-  }
-
-  endSlice(wake: number | "parked"): Promise<void> {
-    return this.#alarm.endSlice(wake);
-  }
-
-  kick(): Promise<void> {
-    return this.#alarm.kick();
-  }
-
-  ensureAlarm(getAlarm: () => Promise<number | null>): Promise<void> {
-    return this.#alarm.adopt(getAlarm);
-  }
+  readonly dues = (): AlarmDues => this.#alarm.dues();
+  readonly arm = (): Promise<void> => this.#alarm.arm();
+  readonly fired = (): void => this.#alarm.fired();
+  readonly lease = (at: number): Promise<void> => this.#alarm.lease(at);
+  readonly endSlice = (wake: number | "parked"): Promise<void> => this.#alarm.endSlice(wake);
+  readonly kick = (): Promise<void> => this.#alarm.kick();
+  readonly ensureAlarm = (getAlarm: () => Promise<number | null>): Promise<void> => this.#alarm.adopt(getAlarm);
 
   get running(): boolean {
     return this.#slices.running;
@@ -297,26 +274,7 @@ export class SessionRuntime implements RuntimeCtx {
 
   /** The features' outboxes (`deliver`), then the alarm for whatever they still owe. */
   async deliver(): Promise<void> {
-    if (haltedAtFailpoint()) return;
-    const port = {
-      sql: this.deps.sql,
-      env: this.deps.env ?? {},
-      sessionId: this.deps.sessionId,
-      fetch: this.deps.fetch,
-      now: () => this.now(),
-      arm: () => this.arm(),
-    };
-    let delivered = false;
-    for (const f of this.features) {
-      if (!f.deliver) continue;
-      delivered = true;
-      try {
-        await f.deliver(port);
-      } catch (err) {
-        console.error(`highwater: feature ${f.name} failed to deliver`, err);
-      }
-    }
-    if (delivered) await this.arm();
+    if (!haltedAtFailpoint() && (await deliverFeatures(this))) await this.arm();
   }
 
   /** After a slice or a stop: the features' `afterTurn` (a run queued behind the turn starts), then the alarm. */
