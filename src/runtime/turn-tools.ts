@@ -90,6 +90,7 @@ export class TurnTools {
       sessionStatics(s),
       mcp,
       listing.unavailable.map((u) => u.server),
+      Object.fromEntries((listing.servers ?? []).map((l) => [l.server, l.protocolVersion])),
     );
     if (record.digest === s.toolset?.digest) return [];
     // Archive first: the event refers to the MCP specs by content address.

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { SessionOptions } from "../contract";
 import type { BlobStore, ToolEffect } from "../log";
 import type { SqlLike } from "../storage";
+import type { McpAnswer, McpQuestion } from "./mcp/questions";
 
 /** A workspace change a write tool asks for; the runtime applies it in the same transaction as T2. */
 export type FileChange = { path: string; content: string | null };
@@ -16,7 +17,15 @@ export type ToolResult = {
   stateDelta?: Record<string, unknown>;
   /** The call's response comes later, from a child session's report (`spawn_session`): no T2 now. */
   awaitChild?: true;
+  /**
+   * The remote tool needs a person's answers first (docs/API.md#questions-from-mcp-servers): no T2
+   * now; the questions are recorded and the call is made again with their answers.
+   */
+  awaitInput?: { questions: { key: string; question: McpQuestion }[]; requestState?: string };
 };
+
+/** The answers a call is made again with, and the remote tool's state echoed back. */
+export type CallInput = { responses: Record<string, McpAnswer>; requestState?: string };
 
 export type ToolContext = {
   sessionId: string;
@@ -44,6 +53,10 @@ export type ToolContext = {
   httpSecretHosts?: Record<string, string[]>;
   /** Creates (or re-attaches to) the child session of this call (`spawn_session`); absent where there is none. */
   spawnChild?: (args: { goal: string; tools?: string[] }) => Promise<ToolResult>;
+  /** A call made again with the answers to the questions its last attempt asked. */
+  input?: CallInput;
+  /** Asks a person a question while the call runs (recorded in the log) and waits for the answer. */
+  ask?: (question: McpQuestion) => Promise<McpAnswer>;
 };
 
 /** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */

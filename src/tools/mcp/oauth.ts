@@ -15,12 +15,12 @@ import {
   refreshAuthorization,
   registerClient,
   startAuthorization,
-} from "@modelcontextprotocol/sdk/client/auth.js";
+} from "@modelcontextprotocol/client";
 import type {
   AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+} from "@modelcontextprotocol/client";
 import { oauthFetch } from "./bounded-fetch";
 import type { McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
