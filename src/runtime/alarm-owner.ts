@@ -5,7 +5,7 @@
  * are gathered here and handed to the pure `nextAlarm`.
  */
 
-import { hasChildrenWork, type SessionSummary } from "../projections";
+import { hasChildrenWork, type SessionSummary, waitsForInput } from "../projections";
 import type { SqlLike } from "../storage";
 import { type AlarmDues, dueFloors, type Firing, loopDue, outboxDue } from "./alarm";
 import { outboxDelay } from "./children";
@@ -36,7 +36,7 @@ export class AlarmOwner {
   /** The due time of everything the object owes a wake-up for. */
   dues(s: SessionSummary | null, sql: SqlLike, now: number, features: readonly RuntimeFeature[]): AlarmDues {
     const turn = s?.openTurn ?? null;
-    const blocked = !!s && (s.pendingApprovals.length > 0 || !!turn?.wait);
+    const blocked = !!s && (s.pendingApprovals.length > 0 || waitsForInput(s) || !!turn?.wait);
     const loop = loopDue(
       {
         turn: !turn ? "none" : blocked ? "blocked" : "runnable",

@@ -7,6 +7,7 @@ import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
+  type InputAnswer,
   type Session,
   type SessionCreated,
   type SessionOptions,
@@ -26,6 +27,7 @@ import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, FeatureContext } from "./feature-hooks";
+import { answer as answerInputCommand } from "./inputs";
 import { PrefixCache } from "./prefix-cache";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
@@ -219,6 +221,11 @@ export class SessionRuntime implements RuntimeCtx {
 
   resume(input: ResumeInput): Promise<{ seq: number }> {
     return resume(this, input);
+  }
+
+  /** A person's answer to a question of a tool's server (docs/API.md#questions-from-mcp-servers). */
+  answerInput(requestId: string, input: InputAnswer): Promise<Session> {
+    return answerInputCommand(this, requestId, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {

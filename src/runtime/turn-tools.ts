@@ -133,7 +133,10 @@ export class TurnTools {
       effect: () => spec.effect,
       run: async (args, ctx) =>
         hub
-          ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal)
+          ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal, {
+              ...(ctx.input ? { resume: ctx.input } : {}),
+              ...(ctx.ask ? { ask: ctx.ask } : {}),
+            })
           : {
               status: "error",
               response: { code: "tool_unavailable", message: `MCP server ${spec.server} is not configured` },

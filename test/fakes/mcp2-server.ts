@@ -65,7 +65,13 @@ export function mcp2Server(): Mcp2Server {
           return { content: [{ type: "text", text: `${answer.action}: ${JSON.stringify(answer.content ?? null)}` }] };
         }
         const responses = ctx.mcpReq.inputResponses;
-        self.calls.push({ tool: "confirm", key: keyOf(ctx), era, args: { what }, ...(responses ? { answers: responses } : {}) });
+        self.calls.push({
+          tool: "confirm",
+          key: keyOf(ctx),
+          era,
+          args: { what },
+          ...(responses ? { answers: responses } : {}),
+        });
         if (!responses?.approval)
           return inputRequired({
             inputRequests: {

@@ -178,11 +178,14 @@ export class McpConnection {
     const answer = await this.#request(async (c) => {
       this.#ask = opts.ask ?? null;
       try {
-        return await c.request({ method: "tools/call", params }, {
-          signal,
-          timeout: this.server.timeoutMs,
-          allowInputRequired: true,
-        });
+        return await c.request(
+          { method: "tools/call", params },
+          {
+            signal,
+            timeout: this.server.timeoutMs,
+            allowInputRequired: true,
+          },
+        );
       } finally {
         this.#ask = null;
       }

@@ -4,8 +4,7 @@
  * the idempotency key, retried for `read` and `idempotent` tools, that never throw.
  */
 import type { ToolEffect } from "../../log";
-import type { ToolResult } from "../types";
-import type { CallInput } from "../types";
+import type { CallInput, ToolResult } from "../types";
 import { type CallOptions, type ListedTool, McpCallError, McpConnection, type McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
 import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
@@ -177,7 +176,10 @@ export class McpHub {
         const outcome = await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal, opts);
         if (outcome.kind === "result") return mapCallResult(outcome.result);
         if (outcome.unsupported.length > 0)
-          return failed("tool_failed", `MCP server ${server.name} asked for input highwater does not offer (${outcome.unsupported.join("; ")})`);
+          return failed(
+            "tool_failed",
+            `MCP server ${server.name} asked for input highwater does not offer (${outcome.unsupported.join("; ")})`,
+          );
         return {
           status: "ok",
           response: null,

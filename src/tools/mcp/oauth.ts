@@ -6,6 +6,12 @@
  * Grants live behind the `McpTokenStore` port (an object of their own, encrypted at rest); this
  * module never logs or returns a token except to the connection that sends it.
  */
+
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
 import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
@@ -15,11 +21,6 @@ import {
   refreshAuthorization,
   registerClient,
   startAuthorization,
-} from "@modelcontextprotocol/client";
-import type {
-  AuthorizationServerMetadata,
-  OAuthClientInformationMixed,
-  OAuthTokens,
 } from "@modelcontextprotocol/client";
 import { oauthFetch } from "./bounded-fetch";
 import type { McpConnectionDeps } from "./client";

@@ -71,9 +71,7 @@ export function buildToolset(
   const sortedUnavailable = [...unavailable].sort();
   const hasProtocols = Object.keys(protocols).length > 0;
   return {
-    digest: sha256Hex(
-      canonical({ tools, unavailable: sortedUnavailable, ...(hasProtocols ? { protocols } : {}) }),
-    ),
+    digest: sha256Hex(canonical({ tools, unavailable: sortedUnavailable, ...(hasProtocols ? { protocols } : {}) })),
     tools,
     unavailable: sortedUnavailable,
     ...(hasProtocols ? { protocols } : {}),

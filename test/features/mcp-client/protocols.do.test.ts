@@ -27,8 +27,7 @@ function hubOver(routes: Record<string, typeof fetch>) {
   return () => new McpHub(cfg.servers, { fetch: route, secret: () => undefined, now: () => 0 });
 }
 
-const script = (steps: Step[]) =>
-  scriptedProvider({ next: (_r, n) => steps[n] ?? { kind: "answer", text: "done" } });
+const script = (steps: Step[]) => scriptedProvider({ next: (_r, n) => steps[n] ?? { kind: "answer", text: "done" } });
 const toolsetOf = (events: Event[]) =>
   events.find((e) => e.actions?.stateDelta?.toolset)?.actions?.stateDelta?.toolset as {
     protocols?: Record<string, string>;
