@@ -4,7 +4,7 @@
  * answered. Which are open (the session waits for them), and the round a call waits on. Pure.
  */
 import type { InputAnswer, PendingInput } from "../contract/session";
-import type { Event } from "../log";
+import type { Event } from "../contract/event";
 
 export type { InputAnswer, PendingInput } from "../contract/session";
 
