@@ -146,3 +146,15 @@ export function answerIssues(question: McpQuestion, answer: McpAnswer): string[]
   }
   return issues;
 }
+
+/**
+ * The content a form starts with: each field's `default` (SEP-1034), so a person who changes
+ * nothing sends what the server proposed. The console fills its form with it.
+ */
+export function formDefaults(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const props = (schema?.properties ?? {}) as Record<string, { default?: unknown }>;
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(props))
+    if (field && typeof field === "object" && field.default !== undefined) out[name] = field.default;
+  return out;
+}
