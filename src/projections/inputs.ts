@@ -3,8 +3,9 @@
  * the log records them: `stateDelta.inputRequested` when asked, `stateDelta.inputAnswered` when
  * answered. Which are open (the session waits for them), and the round a call waits on. Pure.
  */
-import type { InputAnswer, PendingInput } from "../contract/session";
+
 import type { Event } from "../contract/event";
+import type { InputAnswer, PendingInput } from "../contract/session";
 
 export type { InputAnswer, PendingInput } from "../contract/session";
 

@@ -6,9 +6,16 @@
  */
 import { html, nothing, type TemplateResult } from "lit";
 import type { TranscriptItem } from "../../src/client";
+import { formDefaults } from "../../src/tools/mcp/questions";
 
 type Question = NonNullable<Extract<TranscriptItem, { kind: "tool" }>["input"]>;
-type Field = { type?: string; title?: string; description?: string; enum?: unknown[]; oneOf?: { const?: unknown; title?: string }[] };
+type Field = {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  oneOf?: { const?: unknown; title?: string }[];
+};
 export type InputAction = "accept" | "decline" | "cancel";
 export type SendAnswer = (requestId: string, action: InputAction, content?: Record<string, unknown>) => void;
 
@@ -19,20 +26,23 @@ function fieldsOf(q: Question): [string, Field][] {
 
 function choices(f: Field): { value: string; label: string }[] | null {
   if (Array.isArray(f.enum)) return f.enum.map((v) => ({ value: String(v), label: String(v) }));
-  if (Array.isArray(f.oneOf)) return f.oneOf.map((o) => ({ value: String(o.const), label: o.title ?? String(o.const) }));
+  if (Array.isArray(f.oneOf))
+    return f.oneOf.map((o) => ({ value: String(o.const), label: o.title ?? String(o.const) }));
   return null;
 }
 
-function input(name: string, f: Field, required: boolean): TemplateResult {
+/** One field, filled with the server's default (SEP-1034) when it gave one. */
+function input(name: string, f: Field, required: boolean, initial: unknown): TemplateResult {
   const list = choices(f);
-  if (f.type === "boolean") return html`<input type="checkbox" name=${name} />`;
+  const value = initial === undefined ? "" : String(initial);
+  if (f.type === "boolean") return html`<input type="checkbox" name=${name} .checked=${initial === true} />`;
   if (list)
     return html`<select name=${name} ?required=${required}>
-      ${list.map((c) => html`<option value=${c.value}>${c.label}</option>`)}
+      ${list.map((c) => html`<option value=${c.value} ?selected=${c.value === value}>${c.label}</option>`)}
     </select>`;
   if (f.type === "number" || f.type === "integer")
-    return html`<input type="number" name=${name} step=${f.type === "integer" ? "1" : "any"} ?required=${required} />`;
-  return html`<input type="text" name=${name} ?required=${required} />`;
+    return html`<input type="number" name=${name} step=${f.type === "integer" ? "1" : "any"} .value=${value} ?required=${required} />`;
+  return html`<input type="text" name=${name} .value=${value} ?required=${required} />`;
 }
 
 /** The form's values as the schema types them (a box left empty is left out). */
@@ -51,6 +61,7 @@ function contentOf(form: HTMLFormElement, q: Question): Record<string, unknown> 
 
 export function inputCard(q: Question, send: SendAnswer): TemplateResult {
   const required = new Set((q.schema as { required?: string[] } | undefined)?.required ?? []);
+  const defaults = formDefaults(q.schema);
   const submit = (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -63,7 +74,7 @@ export function inputCard(q: Question, send: SendAnswer): TemplateResult {
         ? html`<p><a href=${q.url} target="_blank" rel="noopener noreferrer">${q.url}</a></p>`
         : fieldsOf(q).map(
             ([name, f]) => html`<label class="field"
-              >${f.title ?? name}${required.has(name) ? " *" : ""} ${input(name, f, required.has(name))}
+              >${f.title ?? name}${required.has(name) ? " *" : ""} ${input(name, f, required.has(name), defaults[name])}
               ${f.description ? html`<span class="muted">${f.description}</span>` : nothing}</label
             >`,
           )

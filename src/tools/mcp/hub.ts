@@ -191,7 +191,12 @@ export class McpHub {
       } catch (err) {
         last = err instanceof McpCallError ? err : new McpCallError("transport", String(err));
         if (last.kind === "aborted") return failed("aborted", "the call was stopped");
-        if (last.kind === "needs_authorization") return failed("tool_unavailable", last.message);
+        if (last.kind === "needs_authorization") {
+          // The token was refused mid-turn (revoked): the next listing asks again, so the server
+          // is `unavailable` with `needs_authorization` until the person connects it again.
+          this.#cache.delete(server.name);
+          return failed("tool_unavailable", last.message);
+        }
         // A JSON-RPC error or an answer over the limit would be the same again; a call that asked
         // a person something is not made again behind their back.
         if (last.kind === "protocol" || last.kind === "too_large" || asked) break;

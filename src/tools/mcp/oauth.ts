@@ -13,6 +13,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/client";
 import {
+  checkResourceAllowed,
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   exchangeAuthorization,
@@ -75,6 +76,9 @@ async function discover(server: McpServerConfig, deps: OAuthDeps, allowed: Set<s
     resourceMetadataUrl ? { resourceMetadataUrl } : undefined,
     fetchFn,
   ).catch(() => null);
+  // RFC 9728 §3.3: metadata that names another resource than this server is not its metadata.
+  if (prm?.resource && !checkResourceAllowed({ requestedResource: url, configuredResource: prm.resource }))
+    throw new Error(`MCP server ${server.name}: its protected-resource metadata names another resource`);
   const issuer = prm?.authorization_servers?.[0] ?? url.origin;
   allowed.add(new URL(issuer).origin);
   const metadata = (await discoverAuthorizationServerMetadata(issuer, { fetchFn })) ?? null;

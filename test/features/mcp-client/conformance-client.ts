@@ -8,6 +8,7 @@
  * Bundled with esbuild by the test, run with Node.
  */
 import { argsFromSchema } from "../../../src/model/demo-args";
+import { McpHub, parseMcpServers } from "../../../src/tools/mcp";
 import {
   accessToken,
   beginAuthorization,
@@ -17,7 +18,6 @@ import {
   type PendingAuthorization,
   type StoredGrant,
 } from "../../../src/tools/mcp/oauth";
-import { McpHub, parseMcpServers } from "../../../src/tools/mcp";
 import { formDefaults } from "../../../src/tools/mcp/questions";
 
 const url = process.argv.at(-1)!;
@@ -91,7 +91,8 @@ console.log(`listed ${listing.tools.length} tools in ${listing.servers?.[0]?.pro
 for (const tool of listing.tools) {
   const args = tool.tool === "add_numbers" ? { a: 2, b: 3 } : argsFromSchema(tool.parameters);
   const result = await hub.call(tool, args, `hw_conformance_${tool.tool}`, AbortSignal.timeout(30_000), {
-    ask: async (q) => (q.mode === "form" ? { action: "accept", content: formDefaults(q.schema) } : { action: "accept" }),
+    ask: async (q) =>
+      q.mode === "form" ? { action: "accept", content: formDefaults(q.schema) } : { action: "accept" },
   });
   console.log(`${tool.tool}: ${result.status} ${JSON.stringify(result.response)}`);
 }
