@@ -10,17 +10,16 @@ import {
   Client,
   type ElicitRequest,
   type ElicitResult,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { substituteSecrets } from "../secrets";
-import { boundedFetch, CONNECTION_CLOSED, TOO_LARGE } from "./bounded-fetch";
+import { boundedFetch } from "./bounded-fetch";
+import { classify, McpCallError } from "./call-error";
 import { MCP_LIMITS } from "./limits";
 
+export { McpCallError } from "./call-error";
 export { MCP_LIMITS } from "./limits";
 
 import { listingTooLarge, toolBytes } from "./bounds";
@@ -34,20 +33,6 @@ export type ListedTool = {
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: unknown; idempotentHint?: unknown };
 };
-
-/**
- * Why a call failed: `timeout` (no answer in time), `transport` (network, HTTP ≥ 400),
- * `protocol` (a JSON-RPC error), `too_large` (an answer over the byte limit), `aborted` (a stop).
- */
-export class McpCallError extends Error {
-  constructor(
-    readonly kind: "timeout" | "transport" | "protocol" | "too_large" | "aborted" | "needs_authorization",
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
 
 export type McpConnectionDeps = {
   fetch: typeof fetch;
@@ -81,8 +66,8 @@ const ToolShape = z.looseObject({
 });
 
 /**
- * A question a server asks during a call over the open stream (2025-11-25): answered by the
- * caller, or not at all (`null`: the call goes on with `cancel`).
+ * A question a server asks during a call over the open stream (2025-11-25), answered by the
+ * caller (a call made without `ask` answers every question `cancel`).
  */
 export type AskInput = (question: McpQuestion) => Promise<McpAnswer>;
 
@@ -288,31 +273,4 @@ export class McpConnection {
 
 function sessionOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
-}
-
-function causeChain(err: unknown): unknown[] {
-  const out: unknown[] = [];
-  for (let e = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) out.push(e);
-  return out;
-}
-
-function classify(err: unknown, signal?: AbortSignal): McpCallError {
-  if (err instanceof McpCallError) return err;
-  const chain = causeChain(err);
-  if (chain.some((e) => e instanceof NeedsAuthorization))
-    return new McpCallError("needs_authorization", (err as Error).message);
-  const message = err instanceof Error ? err.message : String(err);
-  if (signal?.aborted) return new McpCallError("aborted", "the call was aborted", { cause: err });
-  // The SDK passes the stream's error on as it is, or wrapped in its own message.
-  if (chain.some((e) => e instanceof Error && e.message.includes(TOO_LARGE)))
-    return new McpCallError("too_large", message, { cause: err });
-  if (err instanceof SdkError) {
-    if (err.code === SdkErrorCode.RequestTimeout) return new McpCallError("timeout", message, { cause: err });
-    return new McpCallError("transport", message, { cause: err });
-  }
-  if (err instanceof ProtocolError) {
-    if ((err.code as number) === CONNECTION_CLOSED) return new McpCallError("transport", message, { cause: err });
-    return new McpCallError("protocol", message, { cause: err });
-  }
-  return new McpCallError("transport", message, { cause: err });
 }
