@@ -75,6 +75,18 @@ export class HighwaterClient extends PrincipalClient {
     return this.json("POST", `${sessionPath(id)}/approvals/${encodeURIComponent(requestId)}`, { decision, ...opts });
   }
 
+  /**
+   * Answers a question a tool's server asked during a call (docs/API.md#questions-from-mcp-servers):
+   * 400 when the content does not fit the question's schema, 409 when it was answered or closed.
+   */
+  answerInput(
+    id: string,
+    requestId: string,
+    answer: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> },
+  ): Promise<Session> {
+    return this.json("POST", `${sessionPath(id)}/inputs/${encodeURIComponent(requestId)}`, answer);
+  }
+
   /** Dismisses the recovery notice at `atSeq` for every client (409 if it is not the current one). */
   dismissRecoveryNotice(id: string, atSeq: number): Promise<Session> {
     return this.json("POST", `${sessionPath(id)}/recovery-notice/dismiss`, { atSeq });

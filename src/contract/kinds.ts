@@ -16,10 +16,12 @@ export function eventKind(e: Pick<Event, "content" | "actions">): string {
   return e.content?.type ?? "runtime";
 }
 
-/** The call id an event is about, if any (functionCall, functionResponse, dispatch, approval). */
+/** The call id an event is about, if any (functionCall, functionResponse, dispatch, approval, a question). */
 export function eventCallId(e: Pick<Event, "content" | "actions">): string | null {
   const c = e.content;
   if (c?.type === "functionCall" || c?.type === "functionResponse") return c.callId;
   const a = e.actions;
+  const question = (a?.stateDelta?.inputRequested ?? a?.stateDelta?.inputAnswered) as { callId?: unknown } | undefined;
+  if (typeof question?.callId === "string") return question.callId;
   return a?.toolDispatch?.callId ?? a?.permissionRequest?.callId ?? null;
 }

@@ -28,11 +28,35 @@ export type SessionOptions = {
   memory?: MemoryMode;
 };
 
-export type SessionStatus = "idle" | "running" | "waiting_approval" | "waiting" | "recovering" | "failed";
+export type SessionStatus =
+  | "idle"
+  | "running"
+  | "waiting_approval"
+  | "waiting_input"
+  | "waiting"
+  | "recovering"
+  | "failed";
 export type CloseReason = "completed" | "stopped" | "failed";
 
 /** `argsDigest` is recorded with the request; older requests lack it. */
 export type PendingApproval = { requestId: string; callId: string; tool: string; args: unknown; argsDigest?: string };
+/**
+ * A question a tool's server asks a person during a call (docs/API.md#questions-from-mcp-servers):
+ * a form (`schema`, a flat JSON schema) or a URL to open (`url`). `stream`: asked over the open
+ * stream of a 2025-11-25 server (it ends with the call, or with the object).
+ */
+export type PendingInput = {
+  requestId: string;
+  callId: string;
+  server: string;
+  message: string;
+  schema?: Record<string, unknown>;
+  url?: string;
+  stream?: true;
+};
+/** `POST /v1/sessions/:id/inputs/:requestId`. */
+export type InputAnswer = { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+
 /** Which calls were re-run, which need review, which model calls were re-issued. */
 export type RecoveryNotice = { atSeq: number; rerun: string[]; needsReview: string[]; reissued: string[] };
 
@@ -54,6 +78,8 @@ export type Session = {
   headDigest: string;
   model: ModelConfig;
   pendingApprovals: (PendingApproval & { argsDigest: string })[];
+  /** Questions of a tool's server waiting for a person's answer (docs/API.md#questions-from-mcp-servers). */
+  pendingInputs: PendingInput[];
   recoveryNotice: RecoveryNotice | null;
   usage: Usage;
   maxModelCallsPerTurn: number;

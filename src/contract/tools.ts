@@ -19,6 +19,8 @@ export type ToolInfo = {
 export type ToolList = {
   tools: ToolInfo[];
   unavailable: { server: string; reason: "needs_authorization" | "unreachable" }[];
+  /** Each listed MCP server and the protocol revision it was listed with ("2026-07-28", "2025-11-25"). */
+  servers: { server: string; protocolVersion: string }[];
 };
 
 /** One entry of a recorded toolset. */
@@ -31,4 +33,10 @@ export type ToolsetEntry = {
 };
 
 /** The hidden `stateDelta.toolset`, recorded when the set the model is given changes. */
-export type Toolset = { digest: string; tools: ToolsetEntry[]; unavailable: string[] };
+export type Toolset = {
+  digest: string;
+  tools: ToolsetEntry[];
+  unavailable: string[];
+  /** The protocol revision each listed MCP server speaks, by server name (absent: none listed). */
+  protocols?: Record<string, string>;
+};

@@ -10,10 +10,19 @@ export type TranscriptItem =
       callId: string;
       tool: string;
       args: unknown;
-      state: "pending" | "waiting_approval" | "running" | "ok" | "error" | "interrupted" | "rejected";
+      state: "pending" | "waiting_approval" | "waiting_input" | "running" | "ok" | "error" | "interrupted" | "rejected";
       response?: unknown;
       recovery?: "rerun" | "interrupted";
       requestId?: string;
+      /** The last question its server asked during the call, and its answer once given. */
+      input?: {
+        requestId: string;
+        server: string;
+        message: string;
+        schema?: Record<string, unknown>;
+        url?: string;
+        answer?: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+      };
     }
   | { kind: "error"; seq: number; code: string; message: string }
   /** The three lists of the notice (docs/API.md#recovery-notices): calls re-run, calls to review, model calls issued again. */

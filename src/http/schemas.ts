@@ -67,6 +67,12 @@ export const Decision = z.strictObject({
     .optional(),
 });
 
+/** `POST /v1/sessions/:id/inputs/:requestId` (docs/API.md#questions-from-mcp-servers). */
+export const InputAnswerBody = z.strictObject({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.record(z.string(), z.unknown()).optional(),
+});
+
 export const DismissNotice = z.strictObject({ atSeq: z.number().int().min(1) });
 
 /** A query integer: digits only, within bounds (`?after=1e3` or `?limit=-1` are 400). */

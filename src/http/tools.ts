@@ -54,6 +54,7 @@ export async function listTools(env: Env, principal: string): Promise<ToolListin
       })),
     ],
     unavailable: listing.unavailable,
+    servers: listing.servers ?? [],
   };
 }
 

@@ -2,7 +2,7 @@ import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
 import type { Parsed } from "../session/reads";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";
-import { Decision, DismissNotice, PostMessage, parseInput } from "./schemas";
+import { Decision, DismissNotice, InputAnswerBody, PostMessage, parseInput } from "./schemas";
 import { callerOf, type EdgeApp } from "./types";
 
 /** A parse that fails with a 400 as a value, for the object to answer after its 404 checks. */
@@ -42,6 +42,15 @@ export function turnRoutes(app: EdgeApp): void {
       // One RPC: the object looks the approval up before it answers a bad body (docs/API.md §7.1).
       const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(Decision, raw)));
       return c.json(unwrap(await c.get("session").decide(callerOf(c), requestId, body)));
+    },
+  });
+
+  resource(app, "/v1/sessions/:id/inputs/:requestId", {
+    POST: async (c) => {
+      const requestId = c.req.param("requestId") ?? "";
+      // The object looks the question up before it answers a bad body (404 before 400).
+      const body = await parsedBody(() => readJson(c, undefined).then((raw) => parseInput(InputAnswerBody, raw)));
+      return c.json(unwrap(await c.get("session").answerInput(callerOf(c), requestId, body)));
     },
   });
 

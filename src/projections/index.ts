@@ -12,6 +12,16 @@ export {
   type SpawnedBy,
 } from "./children";
 export {
+  type CallRound,
+  foldPendingInputs,
+  type InputAnswer,
+  inputAnsweredOf,
+  inputRequestedOf,
+  type PendingInput,
+  type RecordedInput,
+  waitsForInput,
+} from "./inputs";
+export {
   buildModelMessages,
   CHARS_PER_TOKEN,
   type ContextInput,

@@ -29,6 +29,8 @@ export type RecoveryPlan = {
   /** Calls never dispatched: run normally (after approval, if a rule needs one). */
   runNormally: string[];
   waitingApproval: string[];
+  /** Calls waiting for a person's answers to their server's questions: pending, not a recovery case. */
+  waitingInput: string[];
   /** Dispatched spawns waiting for their child: re-attached with the idempotent create, never recovered. */
   waitingChild: string[];
   /**
@@ -67,6 +69,7 @@ export function buildRecoveryPlan(
     interrupted: [],
     runNormally: [],
     waitingApproval: [],
+    waitingInput: [],
     waitingChild: [],
     poisoned: null,
   };
@@ -104,6 +107,18 @@ export function buildRecoveryPlan(
     // docs/design.md §5: a dispatched wait (wait_for, a child at work) is pending, not a recovery case.
     if (call.dispatch?.waitId) continue;
     const p = planCall(call, needsApproval);
+    if (p.kind === "wait_input") {
+      plan.waitingInput.push(call.callId);
+      continue;
+    }
+    if (p.kind === "continue_input") {
+      // Made again with the answers when the run died: the effect decides, as for any lost call
+      // (docs/API.md#questions-from-mcp-servers); otherwise the answers are still to be sent.
+      const lost = inflight?.callId === call.callId && inflight.mine !== true;
+      if (lost && call.dispatch?.effect === "write") plan.interrupted.push(call.callId);
+      else plan.runNormally.push(call.callId);
+      continue;
+    }
     const orphaned =
       call.dispatch !== null &&
       (state.runStartedSeq === null || call.dispatch.seq > state.runStartedSeq || inflight?.callId === call.callId);

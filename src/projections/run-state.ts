@@ -1,5 +1,6 @@
 import type { Event, ToolEffect } from "../log";
 import { SPAWN_TOOL } from "./children";
+import { type CallRound, foldRound } from "./inputs";
 
 export type CallState = {
   callId: string;
@@ -11,6 +12,8 @@ export type CallState = {
   dispatch: { effect: ToolEffect; idempotencyKey: string; seq: number; waitId?: string } | null;
   answered: boolean;
   approval: { requestId: string; decision: "approve" | "reject" | null } | null;
+  /** The round of a remote tool's questions the call waits on (docs/API.md#questions-from-mcp-servers). */
+  input: CallRound | null;
 };
 
 /** A failed provider attempt recorded as hidden `stateDelta.modelAttempt` (docs/API.md §3, §7.8). */
@@ -148,6 +151,7 @@ export function projectRunState(events: Event[]): RunState {
         dispatch: null,
         answered: false,
         approval: null,
+        input: null,
       };
       state.calls.push(call);
       byId.set(c.callId, call);
@@ -179,6 +183,8 @@ export function projectRunState(events: Event[]): RunState {
         if (call.approval?.requestId === a.permissionDecision.requestId)
           call.approval = { ...call.approval, decision: a.permissionDecision.decision };
     }
+    if (delta?.inputRequested || delta?.inputAnswered)
+      for (const call of state.calls) call.input = foldRound(call.input, e, call.callId);
     if (c?.type === "functionResponse") {
       const call = byId.get(c.callId);
       if (call) call.answered = true;
@@ -203,7 +209,11 @@ export type CallPlan =
   | { kind: "reject"; call: CallState }
   | { kind: "dispatch"; call: CallState }
   | { kind: "rerun"; call: CallState }
-  | { kind: "interrupted"; call: CallState };
+  | { kind: "interrupted"; call: CallState }
+  /** The call's server asked questions that are not all answered yet. */
+  | { kind: "wait_input"; call: CallState }
+  /** Every question of the call's round is answered: make the call again with the answers. */
+  | { kind: "continue_input"; call: CallState };
 
 /**
  * Classifies an unanswered call. `needsApproval` applies the session's approval rules
@@ -211,6 +221,10 @@ export type CallPlan =
  */
 export function planCall(call: CallState, needsApproval: (call: CallState) => boolean): CallPlan {
   if (call.dispatch) {
+    if (call.input)
+      return call.input.inputs.some((i) => i.answer === null)
+        ? { kind: "wait_input", call }
+        : { kind: "continue_input", call };
     return call.dispatch.effect === "write" ? { kind: "interrupted", call } : { kind: "rerun", call };
   }
   if (call.approval) {

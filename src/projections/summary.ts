@@ -16,6 +16,7 @@ import {
   reduceChildren,
   type SpawnedBy,
 } from "./children";
+import { foldPendingInputs, type PendingInput } from "./inputs";
 import { type RemoteState, reduceRemote } from "./remote";
 import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
 
@@ -49,6 +50,8 @@ export type SessionSummary = {
   openTurn: OpenTurn | null;
   lastClose: CloseReason | null;
   pendingApprovals: PendingApproval[];
+  /** Open questions of tools' servers (docs/API.md#questions-from-mcp-servers); absent in older caches: none. */
+  pendingInputs?: readonly PendingInput[];
   recoveryNotice: RecoveryNotice | null;
   usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number };
   /** The last model request with a reported usage: the budget estimate starts from it. */
@@ -192,6 +195,8 @@ export function reduceSummary(s: SessionSummary | null, e: Event): SessionSummar
     const id = a.permissionDecision.requestId;
     next.pendingApprovals = next.pendingApprovals.filter((p) => p.requestId !== id);
   }
+  const inputs = foldPendingInputs(next.pendingInputs ?? [], e);
+  if (inputs !== (next.pendingInputs ?? []) || next.pendingInputs) next.pendingInputs = inputs;
   if (a.tokenUsage) next.usage = addUsage(next.usage, a.tokenUsage);
   if (next.openTurn && e.author === "model" && typeof delta?.finishReason === "string") {
     const cut = delta.finishReason === "length" && e.content?.type !== "functionCall";
@@ -230,6 +235,7 @@ function addUsage(u: SessionSummary["usage"], t: TokenUsage): SessionSummary["us
 export function deriveStatus(s: SessionSummary, ownsRun: (runId: string) => boolean): SessionStatus {
   if (!s.openTurn) return s.lastClose === "failed" ? "failed" : "idle";
   if (s.pendingApprovals.length > 0) return "waiting_approval";
+  if ((s.pendingInputs?.length ?? 0) > 0) return "waiting_input";
   if (s.openTurn.wait) return "waiting";
   // Taking over a run that only waits for a child is not a recovery (docs/API.md §3).
   if (childWait(s.children)) return "waiting";
@@ -249,6 +255,7 @@ export function toSession(s: SessionSummary, ownsRun: (runId: string) => boolean
     headDigest: s.headDigest,
     model: s.model,
     pendingApprovals: s.pendingApprovals.map(withArgsDigest),
+    pendingInputs: [...(s.pendingInputs ?? [])],
     recoveryNotice: s.recoveryNotice,
     usage: s.usage,
     maxModelCallsPerTurn: s.options.maxModelCallsPerTurn ?? DEFAULT_MAX_MODEL_CALLS,

@@ -1,5 +1,6 @@
 import type { Event } from "../contract/event";
 import { recordFactOf } from "../contract/records";
+import { inputAnsweredOf, inputRequestedOf } from "./inputs";
 
 export type { TranscriptItem } from "../contract/transcript";
 
@@ -72,6 +73,29 @@ export class TranscriptFold {
         t.state = "running";
         touched.push(t);
       }
+    }
+    const asked = inputRequestedOf(e);
+    const asking = asked ? this.#tools.get(asked.callId) : undefined;
+    if (asked && asking) {
+      asking.state = "waiting_input";
+      asking.input = {
+        requestId: asked.requestId,
+        server: asked.server,
+        message: asked.message,
+        ...(asked.schema ? { schema: asked.schema } : {}),
+        ...(asked.url ? { url: asked.url } : {}),
+      };
+      touched.push(asking);
+    }
+    const answered = inputAnsweredOf(e);
+    const answering = answered ? this.#tools.get(answered.callId) : undefined;
+    if (answered && answering?.input?.requestId === answered.requestId) {
+      answering.input.answer = {
+        action: answered.action,
+        ...(answered.content ? { content: answered.content } : {}),
+      };
+      if (answering.state === "waiting_input") answering.state = "running";
+      touched.push(answering);
     }
     if (c?.type === "functionResponse") {
       const t = this.#tools.get(c.callId);

@@ -5,7 +5,7 @@
  * of `setAlarm`/`deleteAlarm`. All memory: after a restart the stored alarm stands for it (`adopt`).
  */
 
-import { hasChildrenWork, remotePollDelay, type SessionSummary } from "../projections";
+import { hasChildrenWork, remotePollDelay, type SessionSummary, waitsForInput } from "../projections";
 import { type AlarmDues, dueFloors, type Firing, loopDue, nextAlarm, outboxDue } from "./alarm";
 import { outboxDelay } from "./children";
 import type { RuntimeDeps } from "./deps";
@@ -48,7 +48,7 @@ export class AlarmOwner {
     const s = port.summary;
     const now = port.now();
     const turn = s?.openTurn ?? null;
-    const blocked = !!s && (s.pendingApprovals.length > 0 || !!turn?.wait);
+    const blocked = !!s && (s.pendingApprovals.length > 0 || waitsForInput(s) || !!turn?.wait);
     const loop = loopDue(
       {
         turn: !turn ? "none" : blocked ? "blocked" : "runnable",

@@ -7,6 +7,7 @@ export type { DeltaFrame, RuntimeConfig, RuntimeDeps } from "./deps";
 export * from "./drafts";
 export { ApiError, asResult, ERROR_STATUS, type ErrorCode, ok, type Result } from "./errors";
 export { type FailpointEnv, type FailpointId, failpoint, haltedAtFailpoint, hang } from "./failpoints";
+export { INPUT_ID, inputKnown } from "./inputs";
 export { isWork, type ModelCall, type PlanPolicy, planNextStep, type SliceHead, type Step } from "./plan";
 export {
   type AttemptCode,

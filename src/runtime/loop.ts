@@ -3,7 +3,7 @@
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
 
-import { projectRunState } from "../projections";
+import { projectRunState, waitsForInput } from "../projections";
 import { parseToolArgs } from "../tools";
 import { reattachChildren, stillWaitsForChild } from "./child-calls";
 import { outboxDelay } from "./children";
@@ -73,7 +73,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
     const base = { turnId: turn.turnId, runId: turn.runId };
     if (!(await carryOut(rt, step, base, startedAt))) {
       const after = rt.summary;
-      if (!after?.openTurn || after.pendingApprovals.length > 0) await rt.endSlice("parked");
+      if (!after?.openTurn || after.pendingApprovals.length > 0 || waitsForInput(after)) await rt.endSlice("parked");
       else continue;
       return;
     }
@@ -144,6 +144,8 @@ async function carryOut(
       return runToolStep(rt, step.call, base, false);
     case "rerun":
       return runToolStep(rt, step.call, base, true);
+    case "continue_input":
+      return runToolStep(rt, step.call, base, "continue");
     case "model":
       return runModelStep(rt, step.call, startedAt);
     case "begin_wait":

@@ -50,6 +50,10 @@ export type ModelCall =
 export type Step =
   | { kind: "idle" }
   | { kind: "wait_approval" }
+  /** A call waits for a person's answers to its server's questions. */
+  | { kind: "wait_input" }
+  /** Make a call again with the answers to its server's questions. */
+  | { kind: "continue_input"; call: CallState }
   /** Blocked on a wait (`wait_for`, the budget, a child): no alarm until a resume. */
   | { kind: "wait" }
   /** Dispatch a wait tool: its T1 starts the wait. */
@@ -73,7 +77,7 @@ export type Step =
 
 /** Steps that do work and so count as a slice's attempt from its head (docs/API.md §7.13). */
 export function isWork(step: Step): boolean {
-  return !["idle", "wait_approval", "wait", "wait_child", "retry_wait", "yield"].includes(step.kind);
+  return !["idle", "wait_approval", "wait_input", "wait", "wait_child", "retry_wait", "yield"].includes(step.kind);
 }
 
 /**
@@ -112,8 +116,12 @@ export function planNextStep(events: Event[], state: RunState, head: SliceHead, 
   if (first) {
     const p = planCall(first, policy.needsApproval);
     if (p.kind === "wait_approval") return { kind: "wait_approval" };
+    if (p.kind === "wait_input") return { kind: "wait_input" };
     if (p.kind === "dispatch" && Object.hasOwn(WAIT_TOOLS, first.name)) return { kind: "begin_wait", call: first };
-    if ((p.kind === "dispatch" || p.kind === "rerun") && head.sliceElapsedMs >= policy.toolStartMs)
+    if (
+      (p.kind === "dispatch" || p.kind === "rerun" || p.kind === "continue_input") &&
+      head.sliceElapsedMs >= policy.toolStartMs
+    )
       return { kind: "yield" };
     return { kind: p.kind, call: first };
   }

@@ -5,7 +5,14 @@
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
 import type { Event, EventDraft } from "../log";
 import type { ModelConfig, ToolSpec } from "../model/types";
-import { type CallState, type Session, type SessionCreated, type SessionSummary, toSession } from "../projections";
+import {
+  type CallState,
+  type InputAnswer,
+  type Session,
+  type SessionCreated,
+  type SessionSummary,
+  toSession,
+} from "../projections";
 import type { ToolDefinition } from "../tools/types";
 import type { AlarmDues } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
@@ -19,6 +26,7 @@ import { ApiError } from "./errors";
 import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, deliverFeatures, FeatureContext, featuresDeniedHosts } from "./feature-hooks";
+import { answer as answerInputCommand } from "./inputs";
 import { PrefixCache } from "./prefix-cache";
 import { RemoteCancels, remoteNotice } from "./remote";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
@@ -206,6 +214,11 @@ export class SessionRuntime implements RuntimeCtx {
 
   resume(input: ResumeInput): Promise<{ seq: number }> {
     return resume(this, input);
+  }
+
+  /** A person's answer to a question of a tool's server (docs/API.md#questions-from-mcp-servers). */
+  answerInput(requestId: string, input: InputAnswer): Promise<Session> {
+    return answerInputCommand(this, requestId, input);
   }
 
   dismissRecoveryNotice(input: { atSeq: number }): Session {

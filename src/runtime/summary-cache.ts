@@ -55,6 +55,7 @@ export function sessionChanged(before: Session | null, after: Session | null): b
     before.status !== after.status ||
     before.openTurn !== after.openTurn ||
     canonical(before.pendingApprovals) !== canonical(after.pendingApprovals) ||
+    canonical(before.pendingInputs) !== canonical(after.pendingInputs) ||
     canonical(before.recoveryNotice) !== canonical(after.recoveryNotice) ||
     canonical(before.wait) !== canonical(after.wait)
   );
@@ -68,6 +69,7 @@ export function sameOutside(a: SessionSummary, b: SessionSummary): boolean {
   return (
     a.openTurn === b.openTurn &&
     a.pendingApprovals === b.pendingApprovals &&
+    a.pendingInputs === b.pendingInputs &&
     a.recoveryNotice === b.recoveryNotice &&
     a.lastClose === b.lastClose &&
     a.children === b.children

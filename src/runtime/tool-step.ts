@@ -22,11 +22,22 @@ import {
   unavailableCallDrafts,
 } from "./drafts";
 import { failpoint, failpointArmed } from "./failpoints";
+import { askOverStream, roundAnswers, roundDrafts, serverOf } from "./inputs";
 import { newRemoteSend, recordRemoteTask } from "./remote";
 import { type CallSecrets, callSecrets } from "./tool-secrets";
 
-/** Runs the call and commits its outcome. Always returns true: the loop goes on to the next step. */
-export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, rerun: boolean): Promise<boolean> {
+/**
+ * Runs the call and commits its outcome. `mode`: `true` a re-run after recovery, `"continue"` the
+ * call made again with the answers to its server's questions. Always returns true: the loop goes
+ * on to the next step.
+ */
+export async function runToolStep(
+  rt: RuntimeCtx,
+  call: CallState,
+  base: Base,
+  mode: boolean | "continue",
+): Promise<boolean> {
+  const rerun = mode === true;
   const tool = rt.toolFor(call.name);
   const parsed = tool ? parseToolArgs(tool, call.args) : null;
   // A re-run sends the key recorded at dispatch (an older log may hold another format).
@@ -46,7 +57,8 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     return true;
   }
   const args = parsed.args;
-  if (!rerun) {
+  const server = serverOf(tool.source, call.name);
+  if (mode === false) {
     rt.commit([dispatchDraft(call, base, tool.effect(args), idempotencyKey)]);
     await rt.failpoint("F4");
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
@@ -76,6 +88,8 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
       spawnChild: (a) => spawnChild(rt, call, a),
       ...(remote ? { remote } : {}),
       httpDeniedHosts: rt.deniedHosts(),
+      ...(mode === "continue" ? { input: roundAnswers(call) } : {}),
+      ask: askOverStream(rt, call, base, server, signal),
     });
     await runningFailpoint(rt, tool, running);
     result = await running;
@@ -83,6 +97,12 @@ export async function runToolStep(rt: RuntimeCtx, call: CallState, base: Base, r
     result = thrownOutcome(err, signal, tool.effect(args));
   }
   result = redacted(result, secrets);
+  if (result.awaitInput && callStillOpen(rt, call.callId, base.turnId)) {
+    // The server asks first (2026-07-28): the questions are recorded and the run waits for answers.
+    rt.underWay.end();
+    rt.commit(roundDrafts(call, base, server, result.awaitInput));
+    return true;
+  }
   if (result.awaitChild) {
     // spawn_session: the response is the child's report (docs/API.md §6); the run waits for it.
     rt.underWay.end();

@@ -90,6 +90,7 @@ export class TurnTools {
       sessionStatics(s),
       mcp,
       listing.unavailable.map((u) => u.server),
+      Object.fromEntries((listing.servers ?? []).map((l) => [l.server, l.protocolVersion])),
     );
     if (record.digest === s.toolset?.digest) return [];
     // Archive first: the event refers to the MCP specs by content address.
@@ -132,7 +133,10 @@ export class TurnTools {
       effect: () => spec.effect,
       run: async (args, ctx) =>
         hub
-          ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal)
+          ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal, {
+              ...(ctx.input ? { resume: ctx.input } : {}),
+              ...(ctx.ask ? { ask: ctx.ask } : {}),
+            })
           : {
               status: "error",
               response: { code: "tool_unavailable", message: `MCP server ${spec.server} is not configured` },

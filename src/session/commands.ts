@@ -6,8 +6,8 @@
 import { computeThreshold, MIN_THRESHOLD } from "../context";
 import { ApiError } from "../contract";
 import { type ModelConfig, mergeModel } from "../model";
-import type { Session, SessionOptions } from "../projections";
-import { approvalKnown } from "../runtime";
+import type { InputAnswer, Session, SessionOptions } from "../projections";
+import { approvalKnown, inputKnown } from "../runtime";
 import type { ChildSpawn } from "../runtime/children";
 import type { Admitted } from "./admission";
 import { lastModelCallSeq, lastUserMessageSeqs } from "./chat-reads";
@@ -60,6 +60,20 @@ export function decide({ runtime, sql }: Admitted, requestId: string, parsed: Pa
   if (!approvalKnown(sql, requestId)) throw new ApiError("not_found", "unknown approval");
   if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
   return runtime.decide({ requestId, ...parsed.value });
+}
+
+/**
+ * An answer to a question of a tool's server: an id the session never asked is 404 before a bad
+ * body is 400 (docs/API.md#questions-from-mcp-servers).
+ */
+export function answerInput(
+  { runtime, sql }: Admitted,
+  requestId: string,
+  parsed: Parsed<InputAnswer>,
+): Promise<Session> {
+  if (!inputKnown(sql, requestId)) throw new ApiError("not_found", "unknown input request");
+  if (!parsed.ok) throw new ApiError("bad_request", parsed.message);
+  return runtime.answerInput(requestId, parsed.value);
 }
 
 /** `POST /recovery-notice/dismiss`: 409 unless `atSeq` names the current notice. */

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, asResult, type Result } from "../contract";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
-import type { Session } from "../projections";
+import type { InputAnswer, Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
 import type { SessionRuntime } from "../runtime/session-runtime";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
@@ -192,6 +192,9 @@ export class SessionObject extends DurableObject<Env> {
   }
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));
+  }
+  answerInput(caller: Caller, requestId: string, parsed: Parsed<InputAnswer>): Promise<Result<Session>> {
+    return this.#rpc(caller, (a) => commands.answerInput(a, requestId, parsed));
   }
   dismissRecoveryNotice(caller: Caller, parsed: Parsed<{ atSeq: number }>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.dismissRecoveryNotice(a, parsed));

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { SessionOptions } from "../contract";
 import type { BlobStore, ToolEffect } from "../log";
 import type { SqlLike } from "../storage";
+import type { McpAnswer, McpQuestion } from "./mcp/questions";
 
 /** A workspace change a write tool asks for; the runtime applies it in the same transaction as T2. */
 export type FileChange = { path: string; content: string | null };
@@ -21,7 +22,15 @@ export type ToolResult = {
    * now. `target` names where the task lives (`{ agent }`, `{ server }`) and is recorded with it.
    */
   remoteTask?: { taskId: string; target: Record<string, string> };
+  /**
+   * The remote tool needs a person's answers first (docs/API.md#questions-from-mcp-servers): no T2
+   * now; the questions are recorded and the call is made again with their answers.
+   */
+  awaitInput?: { questions: { key: string; question: McpQuestion }[]; requestState?: string };
 };
+
+/** The answers a call is made again with, and the remote tool's state echoed back. */
+export type CallInput = { responses: Record<string, McpAnswer>; requestState?: string };
 
 /** A remote task's state as the remote-call core reads it (docs/design.md#remote-calls). */
 export type RemoteTaskState = "working" | "input-required" | "completed" | "failed" | "cancelled" | "rejected";
@@ -88,6 +97,10 @@ export type ToolContext = {
   remote?: RemoteSendContext;
   /** Hosts `http_fetch` refuses (features reach them through their own tools: an A2A agent's). */
   httpDeniedHosts?: string[];
+  /** A call made again with the answers to the questions its last attempt asked. */
+  input?: CallInput;
+  /** Asks a person a question while the call runs (recorded in the log) and waits for the answer. */
+  ask?: (question: McpQuestion) => Promise<McpAnswer>;
 };
 
 /** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */

@@ -93,6 +93,20 @@ export class SessionActions {
     }
   }
 
+  /** An answer to a question of a tool's server (docs/API.md#questions-from-mcp-servers). */
+  async answerInput(
+    requestId: string,
+    action: "accept" | "decline" | "cancel",
+    content?: Record<string, unknown>,
+  ): Promise<void> {
+    const { client, id } = this.host;
+    try {
+      this.host.setSession(await client.answerInput(id, requestId, { action, ...(content ? { content } : {}) }));
+    } catch (err) {
+      this.host.report("Answer not sent", err);
+    }
+  }
+
   async dismiss(atSeq: number): Promise<void> {
     const { client, id } = this.host;
     try {

@@ -8,6 +8,7 @@ import type { PendingApproval, TranscriptItem } from "../../src/client";
 import { argsDigest } from "../../src/contract/digest";
 import type { SessionFold } from "./fold";
 import { block, formatBytes, formatDuration, pretty } from "./format";
+import { inputCard } from "./input-card";
 import { memorySummary } from "./memory-card";
 import type { SessionActions } from "./session-actions";
 
@@ -51,6 +52,13 @@ export function toolCard(
         ? html`<span class="badge recovery">${item.recovery === "rerun" ? "re-run after restart" : "needs review"}</span>`
         : nothing
     }`;
+  if (item.state === "waiting_input" && item.input && !item.input.answer) {
+    const q = item.input;
+    return html`<li class="item tool input-request" data-seq=${item.seq} data-state=${item.state}>
+      <div class="tool-head">${head}</div>
+      ${inputCard(q, (requestId, action, content) => void actions.answerInput(requestId, action, content))}
+    </li>`;
+  }
   if (!approval)
     return html`<li class="item tool" data-seq=${item.seq} data-state=${item.state}>
       <details>

@@ -45,6 +45,7 @@ export function statusText(
     running: "working on the turn",
     waiting_approval: `waiting for an approval (${s.pendingApprovals.map((p) => p.tool).join(", ")})`,
     waiting: `waiting${s.wait?.reason ? `: ${s.wait.reason}` : ""}`,
+    waiting_input: "waiting for an answer to a tool server's question (answer it in the console)",
     recovering: "recovering after a restart",
     failed: "idle: the last turn failed",
   };

@@ -25,6 +25,8 @@ export type SessionInput = {
   openTurn: boolean;
   status: string;
   wait?: unknown;
+  /** Questions of tools' servers waiting for an answer (docs/API.md#questions-from-mcp-servers). */
+  pendingInputs?: unknown[];
 };
 
 type OpenPart = { id: string; sent: number };
@@ -198,11 +200,14 @@ export class ChatParts {
   #checkPause(): UIChunk[] {
     const s = this.#session;
     if (!s || this.#seen < s.highWater) return [];
-    const paused = s.status === "waiting_approval" || s.status === "waiting";
+    const paused = s.status === "waiting_approval" || s.status === "waiting_input" || s.status === "waiting";
     if (s.openTurn && !paused) return [];
     const out = [...this.#closeParts(), ...this.#finishStep()];
     if (s.status === "waiting") out.push({ type: "data-highwater-wait", data: s.wait ?? null });
-    out.push({ type: "finish", finishReason: s.status === "waiting_approval" ? "tool-calls" : "other" });
+    // A tool part awaiting input: the questions its server asked, answered by POST .../inputs/:requestId.
+    if (s.status === "waiting_input") out.push({ type: "data-highwater-input", data: s.pendingInputs ?? [] });
+    const toolPause = s.status === "waiting_approval" || s.status === "waiting_input";
+    out.push({ type: "finish", finishReason: toolPause ? "tool-calls" : "other" });
     this.#done = true;
     return out;
   }

@@ -3,7 +3,6 @@
  * redirects, answers cut at the byte limit, and a request's SSE answer that fails ended with an
  * error for that request, so the call fails at once instead of at its timeout.
  */
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { MCP_LIMITS } from "./limits";
 
 /** What a bounded fetch needs: the Worker's own fetch. */
@@ -53,6 +52,9 @@ export function oauthFetch(deps: FetchDeps, allowed: ReadonlySet<string>): typeo
 
 export const TOO_LARGE = "the server's answer exceeds";
 
+/** The JSON-RPC error code of a request whose answer stream failed (the v1 SDK's `ConnectionClosed`). */
+export const CONNECTION_CLOSED = -32000;
+
 /** The body cut at `limit` bytes: past it, the stream fails (a JSON answer's parse then fails at once). */
 function counted(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   let seen = 0;
@@ -83,7 +85,7 @@ function requestIdOf(body: unknown): JsonRpcId | undefined {
 /**
  * A request's SSE answer, passed on as it comes (at most the byte limit). When the stream goes
  * over the limit, is cut, or ends, it ends with one more event: a JSON-RPC error for the request
- * (`ConnectionClosed`, which the SDK rejects the call with). After the real answer that event
+ * (`CONNECTION_CLOSED`, which the SDK rejects the call with). After the real answer that event
  * names a finished request and the SDK ignores it. A stream that carried an event id is
  * resumable: the SDK resumes it itself (within the call's timeout), so only the byte limit
  * ends it here.
@@ -93,7 +95,7 @@ function sseAnswer(body: ReadableStream<Uint8Array>, id: JsonRpcId): ReadableStr
   const ids = new EventIdScan();
   let seen = 0;
   const fail = (ctl: ReadableStreamDefaultController<Uint8Array>, message: string) => {
-    const error = { jsonrpc: "2.0", id, error: { code: ErrorCode.ConnectionClosed, message } };
+    const error = { jsonrpc: "2.0", id, error: { code: CONNECTION_CLOSED, message } };
     ctl.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(error)}\n\n`));
     ctl.close();
     reader.cancel().catch(() => {});

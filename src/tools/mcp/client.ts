@@ -1,22 +1,31 @@
 /**
- * One MCP server over Streamable HTTP, through the SDK's `Client`. It connects lazily and drops the
- * connection on any transport failure, so nothing depends on an MCP session surviving eviction or
- * a server restart: the next call connects again (docs/design.md#recovery).
+ * One MCP server over Streamable HTTP, through the official 2.x client (docs/API.md#mcp-servers).
+ * It connects lazily with version negotiation: `server/discover` first, so a server that speaks
+ * 2026-07-28 is called statelessly in that revision, and a server that does not gets the 2025-11-25
+ * `initialize` handshake. It drops the connection on any transport failure, so nothing depends on
+ * an MCP session surviving eviction or a server restart: the next call connects again
+ * (docs/design.md#recovery).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, ErrorCode, McpError, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker-provider.js";
+import {
+  Client,
+  type ElicitRequest,
+  type ElicitResult,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { substituteSecrets } from "../secrets";
-import { boundedFetch, TOO_LARGE } from "./bounded-fetch";
+import { boundedFetch } from "./bounded-fetch";
+import { classify, McpCallError } from "./call-error";
 import { MCP_LIMITS } from "./limits";
 
+export { McpCallError } from "./call-error";
 export { MCP_LIMITS } from "./limits";
 
 import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
 import { NeedsAuthorization } from "./oauth-grants";
+import { type InputRound, inputRoundOf, type McpAnswer, type McpQuestion, questionOf } from "./questions";
 
 export type ListedTool = {
   name: string;
@@ -24,20 +33,6 @@ export type ListedTool = {
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: unknown; idempotentHint?: unknown };
 };
-
-/**
- * Why a call failed: `timeout` (no answer in time), `transport` (network, HTTP ≥ 400),
- * `protocol` (a JSON-RPC error), `too_large` (an answer over the byte limit), `aborted` (a stop).
- */
-export class McpCallError extends Error {
-  constructor(
-    readonly kind: "timeout" | "transport" | "protocol" | "too_large" | "aborted" | "needs_authorization",
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
 
 export type McpConnectionDeps = {
   fetch: typeof fetch;
@@ -57,16 +52,47 @@ export type McpTokenSource = {
 
 export const IDEMPOTENCY_META = "io.highwater/idempotency-key";
 
+/** The protocol revisions the client speaks (docs/API.md#mcp-protocol-versions). */
+export const MODERN_PROTOCOL = "2026-07-28";
+
 /** A `tools/list` page checked loosely, so that one bad tool is skipped instead of the whole server. */
 const ListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+/** One tool, checked as the spec says a tool is (what the model is given depends on these fields). */
+const ToolShape = z.looseObject({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: z.looseObject({ type: z.literal("object") }),
+  annotations: z.looseObject({}).optional(),
+});
+
+/**
+ * A question a server asks during a call over the open stream (2025-11-25), answered by the
+ * caller (a call made without `ask` answers every question `cancel`).
+ */
+export type AskInput = (question: McpQuestion) => Promise<McpAnswer>;
+
+/** What one `tools/call` came back with: a result, or (2026-07-28) a round of questions to answer first. */
+export type CallOutcome = { kind: "result"; result: Record<string, unknown> } | InputRound;
+
+export type CallOptions = {
+  /** The answers of the last round of questions and the server's state, echoed back (2026-07-28). */
+  resume?: { inputResponses: Record<string, unknown>; requestState?: string };
+  /** Asks a question put over the open stream (2025-11-25); absent: such a question is cancelled. */
+  ask?: AskInput;
+};
 
 export class McpConnection {
   #client: Promise<Client> | null = null;
+  /** The question handler of the call under way (one at a time per connection's stream). */
+  #ask: AskInput | null = null;
 
   constructor(
     readonly server: McpServerConfig,
     private readonly deps: McpConnectionDeps,
   ) {}
+
+  /** The revision negotiated with the server at the last connect (`undefined` before one). */
+  protocolVersion: string | undefined;
 
   /** Every tool of the server (all `nextCursor` pages), filtered by its `tools` list, bounded. */
   async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
@@ -85,7 +111,7 @@ export class McpConnection {
         signal,
       );
       for (const raw of result.tools) {
-        const parsed = ToolSchema.safeParse(raw);
+        const parsed = ToolShape.safeParse(raw);
         if (!parsed.success) {
           const name = (raw as { name?: unknown } | null)?.name;
           console.warn(`highwater: MCP server ${this.server.name}: tool ${String(name)} skipped (not a valid tool)`);
@@ -115,24 +141,42 @@ export class McpConnection {
     }
   }
 
-  /** One `tools/call` with the idempotency key in `_meta`, answered within the server's `timeoutMs`. */
-  async callTool(name: string, args: unknown, idempotencyKey: string, signal: AbortSignal) {
-    return this.#request(
-      (c) =>
-        c.request(
+  /**
+   * One `tools/call` with the idempotency key in `_meta`, answered within the server's `timeoutMs`.
+   * A 2026-07-28 server that needs input first answers with questions (`input_required`): they are
+   * returned, and the call is made again with their answers (`opts.resume`).
+   */
+  async callTool(
+    name: string,
+    args: unknown,
+    idempotencyKey: string,
+    signal: AbortSignal,
+    opts: CallOptions = {},
+  ): Promise<CallOutcome> {
+    const params = {
+      name,
+      arguments: (args ?? {}) as Record<string, unknown>,
+      _meta: { [IDEMPOTENCY_META]: idempotencyKey },
+      ...(opts.resume ? { inputResponses: opts.resume.inputResponses } : {}),
+      ...(opts.resume?.requestState !== undefined ? { requestState: opts.resume.requestState } : {}),
+    };
+    const answer = await this.#request(async (c) => {
+      this.#ask = opts.ask ?? null;
+      try {
+        return await c.request(
+          { method: "tools/call", params },
           {
-            method: "tools/call",
-            params: {
-              name,
-              arguments: (args ?? {}) as Record<string, unknown>,
-              _meta: { [IDEMPOTENCY_META]: idempotencyKey },
-            },
+            signal,
+            timeout: this.server.timeoutMs,
+            allowInputRequired: true,
           },
-          CallToolResultSchema,
-          { signal, timeout: this.server.timeoutMs },
-        ),
-      signal,
-    );
+        );
+      } finally {
+        this.#ask = null;
+      }
+    }, signal);
+    const round = inputRoundOf(answer);
+    return round ?? { kind: "result", result: answer as Record<string, unknown> };
   }
 
   close(): void {
@@ -150,7 +194,7 @@ export class McpConnection {
         // 404 on a request with a session: the server forgot it (restarted) and processed nothing,
         // so connecting again and sending once more is safe for any effect. Some servers answer
         // 400 "no valid session" instead (server-everything); a 400 processed nothing either.
-        const lost = err instanceof StreamableHTTPError && (err.code === 404 || err.code === 400);
+        const lost = err instanceof SdkHttpError && (err.status === 404 || err.status === 400);
         if (!lost || !sessionOf(client)) throw err;
         this.close();
         return await fn(await this.#connect());
@@ -183,13 +227,27 @@ export class McpConnection {
     }
     const client = new Client(
       { name: "highwater", version: "1" },
-      { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+      {
+        capabilities: { elicitation: { form: {}, url: {} } },
+        versionNegotiation: { mode: "auto", probe: { timeoutMs: MCP_LIMITS.listTimeoutMs } },
+        // Questions of a 2026-07-28 server come back to the runtime, which asks a person durably.
+        inputRequired: { autoFulfill: false },
+      },
     );
-    const transport = new StreamableHTTPClientTransport(new URL(this.server.url), {
-      fetch: this.#withToken(boundedFetch(this.deps, new URL(this.server.url).origin)),
-      requestInit: { headers },
+    // A 2025-11-25 server asks over the open stream while the call runs.
+    client.setRequestHandler("elicitation/create", async (request: ElicitRequest) => {
+      const ask = this.#ask;
+      if (!ask) return { action: "cancel" };
+      return (await ask(questionOf(request.params))) as ElicitResult;
+    });
+    const url = new URL(this.server.url);
+    const transport = new StreamableHTTPClientTransport(url, {
+      fetch: this.#withToken(boundedFetch(this.deps, url.origin)),
+      requestInit: { headers, redirect: "manual" },
+      redirectPolicy: "follow",
     });
     await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
+    this.protocolVersion = client.getNegotiatedProtocolVersion();
     return client;
   }
 
@@ -215,20 +273,4 @@ export class McpConnection {
 
 function sessionOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
-}
-
-function classify(err: unknown, signal?: AbortSignal): McpCallError {
-  if (err instanceof McpCallError) return err;
-  if (err instanceof NeedsAuthorization || (err as { cause?: unknown })?.cause instanceof NeedsAuthorization)
-    return new McpCallError("needs_authorization", (err as Error).message);
-  const message = err instanceof Error ? err.message : String(err);
-  if (signal?.aborted) return new McpCallError("aborted", "the call was aborted", { cause: err });
-  // The SDK passes the stream's error on as it is, or wrapped in its own message.
-  if (message.includes(TOO_LARGE)) return new McpCallError("too_large", message, { cause: err });
-  if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout) return new McpCallError("timeout", message, { cause: err });
-    if (err.code === ErrorCode.ConnectionClosed) return new McpCallError("transport", message, { cause: err });
-    return new McpCallError("protocol", message, { cause: err });
-  }
-  return new McpCallError("transport", message, { cause: err });
 }

@@ -4,10 +4,11 @@
  * the idempotency key, retried for `read` and `idempotent` tools, that never throw.
  */
 import type { ToolEffect } from "../../log";
-import type { ToolResult } from "../types";
-import { type ListedTool, McpCallError, McpConnection, type McpConnectionDeps } from "./client";
+import type { CallInput, ToolResult } from "../types";
+import { type CallOptions, type ListedTool, McpCallError, McpConnection, type McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
 import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
+import type { McpAnswer, McpQuestion } from "./questions";
 
 export const LISTING_TTL_MS = 5 * 60 * 1000;
 /** How long a failed listing is remembered: a down server is asked again after this, not on every turn. */
@@ -30,16 +31,19 @@ export type McpToolSpec = {
 /** Why a server's tools are missing: it needs a person's authorization (OAuth), or it failed. */
 export type UnavailableReason = "needs_authorization" | "unreachable";
 export type UnavailableServer = { server: string; reason: UnavailableReason };
-export type McpListing = { tools: McpToolSpec[]; unavailable: UnavailableServer[] };
+/** A listed server and the protocol revision it was listed with (docs/API.md#mcp-protocol-versions). */
+export type ListedServer = { server: string; protocolVersion: string };
+export type McpListing = { tools: McpToolSpec[]; unavailable: UnavailableServer[]; servers?: ListedServer[] };
 
-type Cached = { at: number; tools: ListedTool[] } | { at: number; failure: Error };
+type Listed = { tools: ListedTool[]; protocolVersion: string };
+type Cached = ({ at: number } & Listed) | { at: number; failure: Error };
 
 export class McpHub {
   readonly servers: readonly McpServerConfig[];
   #connections = new Map<string, McpConnection>();
   #cache = new Map<string, Cached>();
   /** The listing under way per server: concurrent callers share it. */
-  #pending = new Map<string, Promise<ListedTool[]>>();
+  #pending = new Map<string, Promise<Listed>>();
 
   constructor(
     servers: readonly McpServerConfig[],
@@ -72,12 +76,14 @@ export class McpHub {
     const tools: McpToolSpec[] = [];
     const seen = new Set<string>();
     const unavailable: UnavailableServer[] = [];
+    const servers: ListedServer[] = [];
     for (const { server, tools: listed, reason } of results) {
       if (!listed) {
         unavailable.push({ server: server.name, reason: reason ?? "unreachable" });
         continue;
       }
-      for (const t of listed) {
+      servers.push({ server: server.name, protocolVersion: listed.protocolVersion });
+      for (const t of listed.tools) {
         const name = mcpModelName(server.name, t.name);
         // Two tools cut to the same name: the first keeps it, so the choice is stable.
         if (seen.has(name)) continue;
@@ -93,26 +99,28 @@ export class McpHub {
         });
       }
     }
-    return { tools, unavailable };
+    return { tools, unavailable, servers };
   }
 
   /**
    * The server's tools: from the cache (5 minutes; a failure 30 s), else from the listing already
    * under way, else from a new one.
    */
-  #listed(server: McpServerConfig): Promise<ListedTool[]> {
+  #listed(server: McpServerConfig): Promise<Listed> {
     const hit = this.#cache.get(server.name);
     const now = this.deps.now();
-    if (hit && "tools" in hit && now - hit.at < LISTING_TTL_MS) return Promise.resolve(hit.tools);
+    if (hit && "tools" in hit && now - hit.at < LISTING_TTL_MS) return Promise.resolve(hit);
     if (hit && "failure" in hit && now - hit.at < FAILED_LISTING_TTL_MS) return Promise.reject(hit.failure);
     let pending = this.#pending.get(server.name);
     if (!pending) {
-      pending = this.#connection(server)
+      const connection = this.#connection(server);
+      pending = connection
         .listTools()
         .then(
           (tools) => {
-            this.#cache.set(server.name, { at: now, tools });
-            return tools;
+            const listed = { tools, protocolVersion: connection.protocolVersion ?? "unknown" };
+            this.#cache.set(server.name, { at: now, ...listed });
+            return listed;
           },
           (err: unknown) => {
             const failure = err instanceof Error ? err : new Error(String(err));
@@ -132,20 +140,66 @@ export class McpHub {
    * One `tools/call` as a tool outcome: transport failures and HTTP errors are `tool_failed`, no
    * answer in time `tool_timeout`, each retried up to 2 times with the same key unless `write`.
    */
-  async call(spec: McpToolSpec, args: unknown, idempotencyKey: string, signal: AbortSignal): Promise<ToolResult> {
+  async call(
+    spec: McpToolSpec,
+    args: unknown,
+    idempotencyKey: string,
+    signal: AbortSignal,
+    input: { resume?: CallInput; ask?: (q: McpQuestion) => Promise<McpAnswer> } = {},
+  ): Promise<ToolResult> {
     const server = this.servers.find((s) => s.name === spec.server);
     if (!server) return failed("tool_unavailable", `MCP server ${spec.server} is no longer configured`);
     const attempts = spec.effect === "write" ? 1 : 1 + MCP_CALL_RETRIES;
     let last: McpCallError | null = null;
+    let asked = false;
+    const ask = input.ask;
+    const opts: CallOptions = {
+      ...(input.resume
+        ? {
+            resume: {
+              inputResponses: input.resume.responses,
+              ...(input.resume.requestState !== undefined ? { requestState: input.resume.requestState } : {}),
+            },
+          }
+        : {}),
+      ...(ask
+        ? {
+            ask: async (q: McpQuestion) => {
+              asked = true;
+              return ask(q);
+            },
+          }
+        : {}),
+    };
     for (let i = 0; i < attempts; i++) {
       try {
-        return mapCallResult(await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal));
+        const outcome = await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal, opts);
+        if (outcome.kind === "result") return mapCallResult(outcome.result);
+        if (outcome.unsupported.length > 0)
+          return failed(
+            "tool_failed",
+            `MCP server ${server.name} asked for input highwater does not offer (${outcome.unsupported.join("; ")})`,
+          );
+        return {
+          status: "ok",
+          response: null,
+          awaitInput: {
+            questions: outcome.questions,
+            ...(outcome.requestState !== undefined ? { requestState: outcome.requestState } : {}),
+          },
+        };
       } catch (err) {
         last = err instanceof McpCallError ? err : new McpCallError("transport", String(err));
         if (last.kind === "aborted") return failed("aborted", "the call was stopped");
-        if (last.kind === "needs_authorization") return failed("tool_unavailable", last.message);
-        // A JSON-RPC error or an answer over the limit would be the same again.
-        if (last.kind === "protocol" || last.kind === "too_large") break;
+        if (last.kind === "needs_authorization") {
+          // The token was refused mid-turn (revoked): the next listing asks again, so the server
+          // is `unavailable` with `needs_authorization` until the person connects it again.
+          this.#cache.delete(server.name);
+          return failed("tool_unavailable", last.message);
+        }
+        // A JSON-RPC error or an answer over the limit would be the same again; a call that asked
+        // a person something is not made again behind their back.
+        if (last.kind === "protocol" || last.kind === "too_large" || asked) break;
       }
     }
     const code = last?.kind === "timeout" ? "tool_timeout" : "tool_failed";

@@ -7,7 +7,7 @@ import type {
   AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+} from "@modelcontextprotocol/client";
 
 /** How long an authorization started by `POST /v1/mcp/:server/authorize` may be finished. */
 export const AUTHORIZE_TTL_MS = 10 * 60 * 1000;

@@ -6,7 +6,14 @@
  * Grants live behind the `McpTokenStore` port (an object of their own, encrypted at rest); this
  * module never logs or returns a token except to the connection that sends it.
  */
+
+import type {
+  AuthorizationServerMetadata,
+  OAuthClientInformationMixed,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
 import {
+  checkResourceAllowed,
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   exchangeAuthorization,
@@ -15,12 +22,7 @@ import {
   refreshAuthorization,
   registerClient,
   startAuthorization,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import type {
-  AuthorizationServerMetadata,
-  OAuthClientInformationMixed,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+} from "@modelcontextprotocol/client";
 import { oauthFetch } from "./bounded-fetch";
 import type { McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
@@ -74,6 +76,9 @@ async function discover(server: McpServerConfig, deps: OAuthDeps, allowed: Set<s
     resourceMetadataUrl ? { resourceMetadataUrl } : undefined,
     fetchFn,
   ).catch(() => null);
+  // RFC 9728 §3.3: metadata that names another resource than this server is not its metadata.
+  if (prm?.resource && !checkResourceAllowed({ requestedResource: url, configuredResource: prm.resource }))
+    throw new Error(`MCP server ${server.name}: its protected-resource metadata names another resource`);
   const issuer = prm?.authorization_servers?.[0] ?? url.origin;
   allowed.add(new URL(issuer).origin);
   const metadata = (await discoverAuthorizationServerMetadata(issuer, { fetchFn })) ?? null;

@@ -44,8 +44,16 @@ export function mcpToolsFor(
   return listing.tools.filter((t) => !Object.hasOwn(statics, t.name) && (!wanted || wanted.has(t.name)));
 }
 
-/** The toolset record for the static tools a session enables and the MCP tools it gets, sorted by name. */
-export function buildToolset(staticEnabled: AnyTool[], mcp: McpToolSpec[], unavailable: string[]): ToolsetRecord {
+/**
+ * The toolset record for the static tools a session enables and the MCP tools it gets, sorted by
+ * name, with the protocol revision each listed server speaks (`protocols`, only when one was listed).
+ */
+export function buildToolset(
+  staticEnabled: AnyTool[],
+  mcp: McpToolSpec[],
+  unavailable: string[],
+  protocols: Record<string, string> = {},
+): ToolsetRecord {
   const tools: ToolsetEntry[] = [
     ...toolSpecs(staticEnabled).map((spec, i) => ({
       name: spec.name,
@@ -61,10 +69,12 @@ export function buildToolset(staticEnabled: AnyTool[], mcp: McpToolSpec[], unava
     })),
   ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const sortedUnavailable = [...unavailable].sort();
+  const hasProtocols = Object.keys(protocols).length > 0;
   return {
-    digest: sha256Hex(canonical({ tools, unavailable: sortedUnavailable })),
+    digest: sha256Hex(canonical({ tools, unavailable: sortedUnavailable, ...(hasProtocols ? { protocols } : {}) })),
     tools,
     unavailable: sortedUnavailable,
+    ...(hasProtocols ? { protocols } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ const NOTHING: RecoveryPlan = {
   interrupted: [],
   runNormally: [],
   waitingApproval: [],
+  waitingInput: [],
   waitingChild: [],
   poisoned: null,
 };

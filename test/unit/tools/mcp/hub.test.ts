@@ -69,7 +69,11 @@ describe("listing", () => {
     ["answers 503", "down"],
   ] as const)("a server that %s is unavailable, and listing does not throw", async (_what, mode) => {
     await fake.mode(mode);
-    expect(await hubOf().list()).toEqual({ tools: [], unavailable: [{ server: "fake", reason: "unreachable" }] });
+    expect(await hubOf().list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "fake", reason: "unreachable" }],
+    });
   });
 
   it("a tool whose input schema is not an object is skipped; the server's other tools stay", async () => {
@@ -86,7 +90,11 @@ describe("listing", () => {
       secret: () => undefined,
       now: () => 0,
     });
-    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "gone", reason: "unreachable" }] });
+    expect(await hub.list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "gone", reason: "unreachable" }],
+    });
   });
 });
 
@@ -108,7 +116,11 @@ describe("headers", () => {
     expect(new Set(seen)).toEqual(new Set(["Bearer s3cret"]));
     delete vars.CRM_TOKEN;
     seen.length = 0;
-    expect(await hub().list()).toEqual({ tools: [], unavailable: [{ server: "fake", reason: "unreachable" }] });
+    expect(await hub().list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "fake", reason: "unreachable" }],
+    });
     expect(seen).toEqual([]);
   });
 });

@@ -49,7 +49,11 @@ describe("byte bounds", () => {
     // 80 tools of 15 KiB each: each under its cap, 1.2 MiB together.
     const tools = Array.from({ length: 80 }, (_, i) => ({ name: `t${i}`, description: "z".repeat(15 * 1024) }));
     const { hub } = hubOver(tools);
-    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "crm", reason: "unreachable" }] });
+    expect(await hub.list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "crm", reason: "unreachable" }],
+    });
   });
 });
 

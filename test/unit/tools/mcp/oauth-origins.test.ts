@@ -54,8 +54,16 @@ describe("a hub with an OAuth server", () => {
         refused: async () => {},
       },
     });
-    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "docs", reason: "needs_authorization" }] });
-    expect(await hub.list()).toEqual({ tools: [], unavailable: [{ server: "docs", reason: "needs_authorization" }] });
+    expect(await hub.list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "docs", reason: "needs_authorization" }],
+    });
+    expect(await hub.list()).toEqual({
+      tools: [],
+      servers: [],
+      unavailable: [{ server: "docs", reason: "needs_authorization" }],
+    });
     expect(sent).toBe(0);
     expect(asked).toBe(2);
   });
