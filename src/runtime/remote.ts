@@ -240,9 +240,12 @@ async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteT
  * anything else makes the task be asked now. A token no open wait or late task holds, or another
  * task, is 404 and records nothing.
  */
+/** A push notification as a feature's route hands it over: its token, the task it names, what it says. */
+export type RemoteNotice = { token: string; taskId: string | null; status: RemoteTaskStatus | null };
+
 export async function remoteNotice(
   rt: RuntimeCtx & { kick(): Promise<void> },
-  input: { token: string; taskId: string | null; status: RemoteTaskStatus | null },
+  input: RemoteNotice,
 ): Promise<{ recorded: boolean }> {
   const target = noticeTarget(rt.summary?.remote, sha256Hex(input.token), input.taskId);
   if (target.kind === "refused")

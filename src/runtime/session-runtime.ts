@@ -196,34 +196,16 @@ export class SessionRuntime implements RuntimeCtx {
 
   // ---- commands --------------------------------------------------------------------------
 
-  create(input: SessionCreated): Session {
-    return commands.createSession(this, input);
-  }
-
-  patch(input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session {
-    return commands.patchSession(this, input);
-  }
-
-  postMessage(input: MessageInput) {
-    return commands.postMessage(this, input);
-  }
-
-  decide(input: DecideInput): Promise<Session> {
-    return commands.decide(this, input);
-  }
-
-  resume(input: ResumeInput): Promise<{ seq: number }> {
-    return resume(this, input);
-  }
-
+  readonly create = (input: SessionCreated): Session => commands.createSession(this, input);
+  readonly patch = (input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session =>
+    commands.patchSession(this, input);
+  readonly postMessage = (input: MessageInput) => commands.postMessage(this, input);
+  readonly decide = (input: DecideInput): Promise<Session> => commands.decide(this, input);
+  readonly resume = (input: ResumeInput): Promise<{ seq: number }> => resume(this, input);
   /** A person's answer to a question of a tool's server (docs/API.md#questions-from-mcp-servers). */
-  answerInput(requestId: string, input: InputAnswer): Promise<Session> {
-    return answerInputCommand(this, requestId, input);
-  }
-
-  dismissRecoveryNotice(input: { atSeq: number }): Session {
-    return commands.dismissRecoveryNotice(this, input);
-  }
+  readonly answerInput = (requestId: string, input: InputAnswer): Promise<Session> =>
+    answerInputCommand(this, requestId, input);
+  readonly dismissRecoveryNotice = (input: { atSeq: number }): Session => commands.dismissRecoveryNotice(this, input);
 
   /**
    * Stop: the turn's closing block, then the model stream and running tools are aborted and the
@@ -251,13 +233,8 @@ export class SessionRuntime implements RuntimeCtx {
     return remoteNotice(this, input);
   }
 
-  createChild(spawn: ChildSpawn & { owner: string }): Promise<Session> {
-    return commands.createChild(this, spawn);
-  }
-
-  childReport(report: ChildReport): Promise<{ acked: true }> {
-    return commands.childReport(this, report);
-  }
+  readonly createChild = (spawn: ChildSpawn & { owner: string }): Promise<Session> => commands.createChild(this, spawn);
+  readonly childReport = (report: ChildReport): Promise<{ acked: true }> => commands.childReport(this, report);
 
   // ---- the one alarm: its owner (`alarm-owner.ts`) gathers the dues and alone sets it ------
 

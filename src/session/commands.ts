@@ -124,3 +124,11 @@ export function createdBy(sql: SqlStorage, id: string, principal: string, write:
   rememberPrincipal(sql, principal);
   return session;
 }
+
+/** `POST /stop`: the turn's closing block, the features' `afterTurn`, then the cancels the stop started. */
+export async function stopSession({ runtime }: Admitted): Promise<Session> {
+  const session = runtime.stop();
+  await runtime.afterTurn();
+  await runtime.settled();
+  return session;
+}

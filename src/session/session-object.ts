@@ -3,7 +3,7 @@ import { ApiError, asResult, type Result } from "../contract";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { InputAnswer, Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
-import type { SessionRuntime } from "../runtime/session-runtime";
+import type { RemoteNotice } from "../runtime/remote";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
 import { type Admitted, admit, adoptOnce } from "./admission";
 import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsPage, chatWindow } from "./chat-reads";
@@ -183,12 +183,7 @@ export class SessionObject extends DurableObject<Env> {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));
   }
   stop(caller: Caller): Promise<Result<Session>> {
-    return this.#rpc(caller, async ({ runtime }) => {
-      const session = runtime.stop();
-      await runtime.afterTurn();
-      await runtime.settled();
-      return session;
-    });
+    return this.#rpc(caller, commands.stopSession);
   }
   decide(caller: Caller, requestId: string, parsed: Parsed<DecisionInput>): Promise<Result<Session>> {
     return this.#rpc(caller, (a) => commands.decide(a, requestId, parsed));
@@ -292,11 +287,7 @@ export class SessionObject extends DurableObject<Env> {
    * not admitted, since its token is the credential; 404 unless the token names a wait (or a late
    * task) of this session and the task is that wait's.
    */
-  remoteNotice(input: {
-    token: string;
-    taskId: string | null;
-    status: Parameters<SessionRuntime["remoteNotice"]>[0]["status"];
-  }): Promise<Result<{ recorded: boolean }>> {
+  remoteNotice(input: RemoteNotice): Promise<Result<{ recorded: boolean }>> {
     return asResult(() => this.#child().remoteNotice(input));
   }
 
