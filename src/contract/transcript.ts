@@ -23,6 +23,11 @@ export type TranscriptItem =
         url?: string;
         answer?: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
       };
+      /**
+       * The remote task the call started (docs/API.md#a2a-agents): where it lives (`{ agent }`,
+       * `{ server }`), its id, its last known state, and the question it asks while `input-required`.
+       */
+      remote?: { target: Record<string, string>; taskId: string; state: string; ask?: string };
     }
   | { kind: "error"; seq: number; code: string; message: string }
   /** The three lists of the notice (docs/API.md#recovery-notices): calls re-run, calls to review, model calls issued again. */

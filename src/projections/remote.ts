@@ -8,7 +8,7 @@
  * `stateDelta.remoteResult`. A call answered otherwise (a stop, a failure) leaves its task `late`:
  * its first terminal result is recorded once as `stateDelta.lateResult` and reopens nothing.
  */
-import type { Event } from "../log";
+import type { Event } from "../contract/event";
 
 /** One remote task a call started, as recorded. `notify`: sha256 of its notification token, if one was given. */
 export type RemoteRecord = {

@@ -1,6 +1,7 @@
 import type { Event } from "../contract/event";
 import { recordFactOf } from "../contract/records";
 import { inputAnsweredOf, inputRequestedOf } from "./inputs";
+import { remoteRecordOf } from "./remote";
 
 export type { TranscriptItem } from "../contract/transcript";
 
@@ -106,6 +107,7 @@ export class TranscriptFold {
         touched.push(t);
       }
     }
+    touched.push(...this.#remote(e));
     const fact = c ? null : recordFactOf(e);
     if (fact?.kind === "revision")
       push({ kind: "record", seq: e.seq, topic: fact.fact.topic, revision: fact.fact.revision });
@@ -121,6 +123,25 @@ export class TranscriptFold {
     if (late) push({ kind: "note", seq: e.seq, ...late });
     if (a.turnClose) push({ kind: "turn", seq: e.seq, turnId: e.turnId, reason: a.turnClose.reason });
     return touched;
+  }
+
+  /** A remote call's task (docs/API.md#a2a-agents): recorded, asking, answered, finished. */
+  #remote(e: Event): ToolItem[] {
+    const d = e.actions?.stateDelta ?? {};
+    const record = remoteRecordOf(e);
+    const input = d.remoteInput as { callId?: string; ask?: string } | undefined;
+    const reply = d.remoteReply as { callId?: string } | undefined;
+    const result = d.remoteResult as { taskId?: string; state?: string } | undefined;
+    const response = e.content?.type === "functionResponse" ? e.content.callId : null;
+    const t = this.#tools.get(record?.callId ?? input?.callId ?? reply?.callId ?? response ?? "");
+    if (!t) return [];
+    const base = t.remote ? { target: t.remote.target, taskId: t.remote.taskId } : null;
+    if (record) t.remote = { target: record.target, taskId: record.taskId, state: "working" };
+    else if (base && typeof input?.ask === "string") t.remote = { ...base, state: "input-required", ask: input.ask };
+    else if (base && reply) t.remote = { ...base, state: "working" };
+    else if (base && typeof result?.state === "string") t.remote = { ...base, state: result.state };
+    else return [];
+    return [t];
   }
 }
 

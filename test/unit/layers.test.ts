@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -7,7 +8,7 @@ import { describe, expect, it } from "vitest";
 // no module in src/ past 300 lines. The script prints what it refuses and exits 1.
 describe("scripts/check-layers.mjs", () => {
   it("finds no violation in src/", () => {
-    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
     let out = "";
     let failed = false;
     try {

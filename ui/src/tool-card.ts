@@ -46,6 +46,7 @@ export function toolCard(
     ${call?.effect ? html`<span class="badge effect" title="its effect, for recovery">${call.effect}</span>` : nothing}
     <span class="badge" data-state=${item.state}>${item.state.replace("_", " ")}</span>
     ${fold.source(item.tool) === "builtin" ? memorySummary(item.tool, item.args, item.response) : nothing}
+    ${remoteBadge(item)}
     ${dur ? html`<span class="muted duration">${dur}${call?.endedAt === undefined ? "…" : ""}</span>` : nothing}
     ${
       item.recovery
@@ -97,4 +98,16 @@ function skillBadge(item: ToolItem): TemplateResult | typeof nothing {
   if (typeof args.name !== "string") return nothing;
   const file = typeof args.file === "string" ? ` · ${args.file}` : "";
   return html`<span class="badge skill" title="the skill loaded">skill ${args.name}${file}</span>`;
+}
+
+/** A remote call's task (an A2A agent's, an MCP server's): where it runs, its id and its state. */
+function remoteBadge(item: ToolItem): TemplateResult | typeof nothing {
+  const r = item.remote;
+  if (!r) return nothing;
+  const where = Object.entries(r.target)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  return html`<span class="badge remote" data-remote-state=${r.state} title=${`remote task ${r.taskId} (${where})`}
+      >remote task ${r.state.replace("-", " ")}</span
+    >${r.ask ? html`<span class="muted remote-ask">asks: ${r.ask}</span>` : nothing}`;
 }

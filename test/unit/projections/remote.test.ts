@@ -15,6 +15,7 @@ import {
   type SessionSummary,
   sessionWait,
 } from "../../../src/projections";
+import { TranscriptFold, type TranscriptItem } from "../../../src/projections/transcript";
 import { AlarmOwner, type AlarmPort } from "../../../src/runtime/alarm-owner";
 import { lateResultDraft, remoteAnswer, remoteOutcomeDraft, remoteTaskDraft } from "../../../src/runtime/remote-drafts";
 import { type LogBuilder, newLog } from "../support/fixtures";
@@ -50,6 +51,7 @@ function remoteCall(
         remoteTask: {
           agent: "helper",
           callId: "c1",
+          tool: "helper__send",
           taskId: task.taskId,
           waitId: task.waitId,
           notify: task.notify ?? "d1",
@@ -67,13 +69,30 @@ describe("a remote call's wait", () => {
     remoteCall(ev, "write");
     expect(sessionWait(fold(ev.events))).toBeNull();
     ev.stateDelta(
-      { remoteTask: { agent: "helper", callId: "c1", taskId: "T1", waitId: "remote:c1:a", notify: "d1" } },
+      {
+        remoteTask: {
+          agent: "helper",
+          callId: "c1",
+          tool: "helper__send",
+          taskId: "T1",
+          waitId: "remote:c1:a",
+          notify: "d1",
+        },
+      },
       "runtime",
     );
     const s = fold(ev.events);
     expect(sessionWait(s)).toMatchObject({ kind: "remote", waitId: "remote:c1:a" });
     expect(s.remote?.waiting).toEqual([
-      { callId: "c1", taskId: "T1", waitId: "remote:c1:a", notify: "d1", target: { agent: "helper" }, turnId: "t1" },
+      {
+        callId: "c1",
+        tool: "helper__send",
+        taskId: "T1",
+        waitId: "remote:c1:a",
+        notify: "d1",
+        target: { agent: "helper" },
+        turnId: "t1",
+      },
     ]);
     ev.response("c1", "ok", { text: "done" }, remoteResult("T1"));
     const after = fold(ev.events);
@@ -311,5 +330,40 @@ describe("a task that asks for input", () => {
     remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a" });
     ev.user("hurry up");
     expect(fold(ev.events).remote?.waiting[0]?.answerSeq).toBeUndefined();
+  });
+});
+
+describe("a remote call in the transcript", () => {
+  const toolItem = (events: Event[]) => {
+    const t = new TranscriptFold();
+    for (const e of events) t.add(e);
+    return t.items.find((i) => i.kind === "tool" && i.callId === "c1") as Extract<TranscriptItem, { kind: "tool" }>;
+  };
+
+  it("shows the task where it runs and its state: working, asking, working again, then its end", () => {
+    const ev = newLog();
+    remoteCall(ev, "write");
+    expect(toolItem(ev.events).remote).toBeUndefined();
+    ev.stateDelta(
+      { remoteTask: { agent: "helper", callId: "c1", taskId: "T1", waitId: "remote:c1:a", notify: "d1" } },
+      "runtime",
+    );
+    expect(toolItem(ev.events).remote).toEqual({ target: { agent: "helper" }, taskId: "T1", state: "working" });
+    ev.stateDelta({ remoteInput: { callId: "c1", taskId: "T1", waitId: "remote:c1:a", ask: "which day?" } }, "runtime");
+    expect(toolItem(ev.events).remote).toMatchObject({ state: "input-required", ask: "which day?" });
+    ev.user("Tuesday");
+    ev.stateDelta({ remoteReply: { callId: "c1", taskId: "T1" } }, "runtime");
+    expect(toolItem(ev.events).remote).toEqual({ target: { agent: "helper" }, taskId: "T1", state: "working" });
+    ev.response("c1", "error", { code: "remote_failed" }, remoteResult("T1", "failed"));
+    const item = toolItem(ev.events);
+    expect(item.state).toBe("error");
+    expect(item.remote).toEqual({ target: { agent: "helper" }, taskId: "T1", state: "failed" });
+  });
+
+  it("a call that never started a task has no remote part", () => {
+    const ev = newLog();
+    remoteCall(ev, "write");
+    ev.response("c1", "ok", { text: "direct" });
+    expect(toolItem(ev.events).remote).toBeUndefined();
   });
 });
