@@ -6,7 +6,7 @@
  * `idempotent` → sent again with the same messageId, the agent keeps one task); a call with a
  * recorded task goes on waiting for it and is never sent again.
  *
- *   npx vitest run --project e2e test/features/a2a/crash.e2e.test.ts
+ *   npx vitest run --project e2e test/features/a2a-client/crash.e2e.test.ts
  *   A2A_CRASH_ONLY=F16,wait …   only these boundaries
  */
 import { afterAll, describe, expect, it } from "vitest";
