@@ -41,7 +41,7 @@ export function remoteTaskDraft(
 /** The call's answer from a terminal task: the remote answer, or `error { code: remote_failed | … }`. */
 export function remoteAnswer(status: RemoteTaskStatus): { status: "ok" | "error"; response: unknown } | null {
   if (!isTerminal(status.state)) return null;
-  if (status.state === "completed") return { status: "ok", response: status.response ?? null };
+  if (status.state === "completed") return { status: status.error ? "error" : "ok", response: status.response ?? null };
   const code = REMOTE_ERROR_CODES[status.state as keyof typeof REMOTE_ERROR_CODES];
   return {
     status: "error",

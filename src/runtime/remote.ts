@@ -178,15 +178,11 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
   return true;
 }
 
-/**
- * A task past its deadline (docs/API.md#mcp-tasks): cancelled (best effort), then its call is
- * answered `remote_timeout` (unless the cancel found it already ended, whose outcome is recorded).
- */
+/** A task past its deadline (docs/API.md#mcp-tasks): cancelled (best effort), its call answered `remote_timeout`. */
 async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord): Promise<boolean> {
   const tool = remoteToolOf(rt, record);
-  const status = await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
-  const ended = status && status.taskId === record.taskId && status.state === "completed" ? status : null;
-  if (!(await recordRemoteStatus(rt, record, ended ?? timedOut(record)))) return false;
+  await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
+  if (!(await recordRemoteStatus(rt, record, timedOut(record)))) return false;
   owner.kick();
   return true;
 }

@@ -52,6 +52,8 @@ export type RemoteTaskStatus = {
   /** `completed`: the call's response; otherwise what the remote said (a failure's reason, a question). */
   response?: unknown;
   message?: string;
+  /** `completed`, but what it answered is an error outcome (an MCP tool result with `isError`). */
+  error?: true;
 };
 
 /**
