@@ -89,4 +89,46 @@ describe("MCP tasks", () => {
       expect(server.calls).toHaveLength(1);
     });
   });
+
+  it("after a restart the same task is polled and the tool is never called again; past timeoutMs the call times out", async () => {
+    const server = mcpTaskServer();
+    let clock = 1_000_000;
+    const provider = script([
+      { kind: "call", name: "jobs__report", args: {} },
+      { kind: "call", name: "jobs__report", args: {} },
+    ]);
+    await withSession({ provider, model: MODEL, mcp: hubOver(server.fetch), now: () => clock }, async (h) => {
+      await h.runtime.postMessage({ text: "make the report", source: "http" });
+      for (let i = 0; sessionWait(h.runtime.summary!)?.kind !== "remote"; i++) {
+        if (i > 20) throw new Error("no remote wait");
+        await h.runtime.alarm();
+      }
+      const fresh = h.reopen();
+      server.complete("task-1", "the report");
+      for (let i = 0; fresh.summary?.openTurn?.wait?.kind === "remote"; i++) {
+        if (i > 20) throw new Error("still waiting");
+        clock += 10_000;
+        await fresh.alarm();
+      }
+      expect(responses(h.events())[0]).toMatchObject({ name: "jobs__report", status: "ok", response: "the report" });
+      expect(server.calls).toHaveLength(1);
+      // The model calls it again; this task never ends: an hour later the call is remote_timeout, the task cancelled.
+      for (let i = 0; fresh.summary?.openTurn?.wait?.kind !== "remote"; i++) {
+        if (i > 20) throw new Error("no second remote wait");
+        await fresh.alarm();
+      }
+      clock += 3_600_000;
+      for (let i = 0; fresh.summary?.openTurn?.wait?.kind === "remote"; i++) {
+        if (i > 5) throw new Error("the deadline did not end the wait");
+        await fresh.alarm();
+      }
+      expect(responses(h.events())[1]).toMatchObject({
+        name: "jobs__report",
+        status: "error",
+        response: { code: "remote_timeout", taskId: "task-2" },
+      });
+      expect(server.tasks.get("task-2")?.status).toBe("cancelled");
+      expect(server.calls).toHaveLength(2);
+    });
+  });
 });
