@@ -14,10 +14,10 @@ import { mcpTaskServer } from "../../fakes/mcp-task-server";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 128_000, maxOutputTokens: 4096 };
 
-function hubOver(fetch: typeof fetch) {
+function hubOver(route: typeof fetch) {
   const cfg = parseMcpServers(JSON.stringify([{ name: "jobs", url: "http://jobs.mcp.test/mcp" }]));
   if (!cfg.ok) throw new Error(cfg.message);
-  return () => new McpHub(cfg.servers, { fetch, secret: () => undefined, now: () => 0 });
+  return () => new McpHub(cfg.servers, { fetch: route, secret: () => undefined, now: () => 0 });
 }
 
 const script = (steps: Step[]) => scriptedProvider({ next: (_r, n) => steps[n] ?? { kind: "answer", text: "done" } });
@@ -105,7 +105,7 @@ describe("MCP tasks", () => {
       }
       const fresh = h.reopen();
       server.complete("task-1", "the report");
-      for (let i = 0; fresh.summary?.openTurn?.wait?.kind === "remote"; i++) {
+      for (let i = 0; sessionWait(fresh.summary!)?.kind === "remote"; i++) {
         if (i > 20) throw new Error("still waiting");
         clock += 10_000;
         await fresh.alarm();
@@ -113,12 +113,12 @@ describe("MCP tasks", () => {
       expect(responses(h.events())[0]).toMatchObject({ name: "jobs__report", status: "ok", response: "the report" });
       expect(server.calls).toHaveLength(1);
       // The model calls it again; this task never ends: an hour later the call is remote_timeout, the task cancelled.
-      for (let i = 0; fresh.summary?.openTurn?.wait?.kind !== "remote"; i++) {
+      for (let i = 0; sessionWait(fresh.summary!)?.kind !== "remote"; i++) {
         if (i > 20) throw new Error("no second remote wait");
         await fresh.alarm();
       }
       clock += 3_600_000;
-      for (let i = 0; fresh.summary?.openTurn?.wait?.kind === "remote"; i++) {
+      for (let i = 0; sessionWait(fresh.summary!)?.kind === "remote"; i++) {
         if (i > 5) throw new Error("the deadline did not end the wait");
         await fresh.alarm();
       }
