@@ -22,6 +22,8 @@ export type RemoteRecord = {
   /** Where the task lives (`{ agent: "x" }`, `{ server: "y" }`). */
   target: Record<string, string>;
   turnId: string;
+  /** When the whole task must have ended (epoch ms), if its call set one: past it the call times out. */
+  deadline?: number;
   /** The send was made again after a restart (an `idempotent` call): its answer says so. */
   rerun?: true;
   /** The task asked for input (`stateDelta.remoteInput`): what it asked, and at which seq. */
@@ -45,6 +47,7 @@ export const REMOTE_ERROR_CODES = {
   failed: "remote_failed",
   cancelled: "remote_cancelled",
   rejected: "remote_rejected",
+  "timed-out": "remote_timeout",
 } as const;
 
 const TARGET_KEYS = ["agent", "server"];
@@ -64,6 +67,7 @@ export function remoteRecordOf(e: Event): RemoteRecord | null {
     notify: typeof r.notify === "string" ? r.notify : null,
     target,
     turnId: e.turnId ?? "",
+    ...(typeof r.deadline === "number" && Number.isFinite(r.deadline) ? { deadline: r.deadline } : {}),
     ...(r.rerun === true ? { rerun: true as const } : {}),
   };
 }

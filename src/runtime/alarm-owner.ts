@@ -73,7 +73,9 @@ export class AlarmOwner {
     // An answer to the task's question is sent at once.
     const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
     if (record?.answerSeq !== undefined && this.#answered !== record.answerSeq) return now;
-    return this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
+    const at = this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
+    // A task with a deadline is looked at when it passes, whatever the backoff.
+    return record?.deadline !== undefined ? Math.min(at, Math.max(record.deadline, now)) : at;
   }
 
   /** A poll of wait `waitId` is about to be asked: the next after the backoff of the polls so far. */

@@ -9,7 +9,7 @@ import { responseDraft } from "./call-drafts";
 import { hidden, type Ids } from "./draft-base";
 
 /** States after which a task changes no more. */
-const TERMINAL = new Set(["completed", "failed", "cancelled", "rejected"]);
+const TERMINAL = new Set(["completed", "failed", "cancelled", "rejected", "timed-out"]);
 
 export function isTerminal(state: string): boolean {
   return TERMINAL.has(state);
@@ -18,7 +18,7 @@ export function isTerminal(state: string): boolean {
 /** The `remoteTask` record of a sent call: it starts the run's wait for that task (`wait.kind: "remote"`). */
 export function remoteTaskDraft(
   ids: Ids,
-  record: Pick<RemoteRecord, "callId" | "tool" | "taskId" | "waitId" | "notify" | "target" | "rerun">,
+  record: Pick<RemoteRecord, "callId" | "tool" | "taskId" | "waitId" | "notify" | "target" | "rerun" | "deadline">,
 ): EventDraft {
   return hidden(ids, {
     actions: {
@@ -30,6 +30,7 @@ export function remoteTaskDraft(
           taskId: record.taskId,
           waitId: record.waitId,
           ...(record.notify ? { notify: record.notify } : {}),
+          ...(record.deadline !== undefined ? { deadline: record.deadline } : {}),
           ...(record.rerun ? { rerun: true } : {}),
         },
       },
@@ -40,7 +41,7 @@ export function remoteTaskDraft(
 /** The call's answer from a terminal task: the remote answer, or `error { code: remote_failed | … }`. */
 export function remoteAnswer(status: RemoteTaskStatus): { status: "ok" | "error"; response: unknown } | null {
   if (!isTerminal(status.state)) return null;
-  if (status.state === "completed") return { status: "ok", response: status.response ?? null };
+  if (status.state === "completed") return { status: status.error ? "error" : "ok", response: status.response ?? null };
   const code = REMOTE_ERROR_CODES[status.state as keyof typeof REMOTE_ERROR_CODES];
   return {
     status: "error",
@@ -86,5 +87,14 @@ export function lateResultDraft(record: Pick<RemoteRecord, "callId" | "taskId">,
         },
       },
     },
+  };
+}
+
+/** The runtime's own outcome of a task whose deadline passed: the call is answered `remote_timeout`. */
+export function timedOut(record: Pick<RemoteRecord, "taskId" | "deadline">): RemoteTaskStatus {
+  return {
+    taskId: record.taskId,
+    state: "timed-out",
+    message: `the remote task ${record.taskId} did not end by its deadline (${new Date(record.deadline ?? 0).toISOString()})`,
   };
 }

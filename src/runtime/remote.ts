@@ -12,7 +12,7 @@ import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, 
 import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
 import type { Base } from "./draft-base";
-import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft } from "./remote-drafts";
+import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft, timedOut } from "./remote-drafts";
 import { writeInflight } from "./state";
 import { callSecrets } from "./tool-secrets";
 
@@ -63,6 +63,7 @@ export async function recordRemoteTask(
         waitId: send.waitId,
         notify: sha256Hex(send.notifyToken),
         target: task.target,
+        ...(task.timeoutMs !== undefined ? { deadline: rt.now() + task.timeoutMs } : {}),
         ...(rerun ? { rerun: true as const } : {}),
       },
     ),
@@ -162,6 +163,7 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
   const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
   const due = owner.remoteDue(s ?? null, rt.now());
   if (!record || due === null || due > rt.now()) return false;
+  if (record.deadline !== undefined && rt.now() >= record.deadline) return timeOut(rt, owner, record);
   owner.remotePolled(record.waitId, rt.now(), record.answerSeq);
   await rt.arm();
   const answered = record.answerSeq !== undefined ? await sendAnswer(rt, record) : null;
@@ -172,6 +174,15 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
     return false;
   }
   if (!(await recordRemoteStatus(rt, record, status))) return false;
+  owner.kick();
+  return true;
+}
+
+/** A task past its deadline (docs/API.md#mcp-tasks): cancelled (best effort), its call answered `remote_timeout`. */
+async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord): Promise<boolean> {
+  const tool = remoteToolOf(rt, record);
+  await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
+  if (!(await recordRemoteStatus(rt, record, timedOut(record)))) return false;
   owner.kick();
   return true;
 }

@@ -131,6 +131,14 @@ export class TurnTools {
       // the step's own deadline only backs it up.
       ...(server ? { timeoutMs: server.timeoutMs * 3 + 1000 } : {}),
       effect: () => spec.effect,
+      ...(spec.task && hub
+        ? {
+            remote: {
+              poll: (taskId, ctx) => hub.pollTask(spec.server, taskId, ctx.signal),
+              cancel: (taskId, ctx) => hub.cancelTask(spec.server, taskId, ctx.signal),
+            },
+          }
+        : {}),
       run: async (args, ctx) =>
         hub
           ? hub.call(spec, args, ctx.idempotencyKey, ctx.signal, {

@@ -19,9 +19,11 @@ export type ToolResult = {
   awaitChild?: true;
   /**
    * The call's response comes later, from this remote task (docs/design.md#remote-calls): no T2
-   * now. `target` names where the task lives (`{ agent }`, `{ server }`) and is recorded with it.
+   * now. `target` names where the task lives (`{ agent }`, `{ server }`) and is recorded with it;
+   * `timeoutMs` bounds the whole task (recorded as a deadline): past it the call is answered
+   * `remote_timeout` and the task cancelled (docs/API.md#mcp-tasks).
    */
-  remoteTask?: { taskId: string; target: Record<string, string> };
+  remoteTask?: { taskId: string; target: Record<string, string>; timeoutMs?: number };
   /**
    * The remote tool needs a person's answers first (docs/API.md#questions-from-mcp-servers): no T2
    * now; the questions are recorded and the call is made again with their answers.
@@ -33,7 +35,15 @@ export type ToolResult = {
 export type CallInput = { responses: Record<string, McpAnswer>; requestState?: string };
 
 /** A remote task's state as the remote-call core reads it (docs/design.md#remote-calls). */
-export type RemoteTaskState = "working" | "input-required" | "completed" | "failed" | "cancelled" | "rejected";
+export type RemoteTaskState =
+  | "working"
+  | "input-required"
+  | "completed"
+  | "failed"
+  | "cancelled"
+  | "rejected"
+  /** Never said by a remote: the runtime's own, when the task's deadline passed. */
+  | "timed-out";
 
 /** What a poll (or a cancel) learned of a remote task: its state and, once terminal, the call's answer. */
 export type RemoteTaskStatus = {
@@ -42,6 +52,8 @@ export type RemoteTaskStatus = {
   /** `completed`: the call's response; otherwise what the remote said (a failure's reason, a question). */
   response?: unknown;
   message?: string;
+  /** `completed`, but what it answered is an error outcome (an MCP tool result with `isError`). */
+  error?: true;
 };
 
 /**

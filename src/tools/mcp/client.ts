@@ -13,7 +13,6 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { z } from "zod";
 import { substituteSecrets } from "../secrets";
 import { boundedFetch } from "./bounded-fetch";
 import { classify, McpCallError } from "./call-error";
@@ -26,12 +25,16 @@ import { listingTooLarge, toolBytes } from "./bounds";
 import type { McpServerConfig } from "./config";
 import { NeedsAuthorization } from "./oauth-grants";
 import { type InputRound, inputRoundOf, type McpAnswer, type McpQuestion, questionOf } from "./questions";
+import { createdTaskOf, type McpTask, serverRunsToolTasks, taskSupportOf } from "./tasks";
+import { AnyResult, ListPage, ToolShape } from "./wire";
 
 export type ListedTool = {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: unknown; idempotentHint?: unknown };
+  /** The tool runs as a task (its `execution.taskSupport`, on a server with task support). */
+  taskSupport?: "optional" | "required";
 };
 
 export type McpConnectionDeps = {
@@ -55,30 +58,28 @@ export const IDEMPOTENCY_META = "io.highwater/idempotency-key";
 /** The protocol revisions the client speaks (docs/API.md#mcp-protocol-versions). */
 export const MODERN_PROTOCOL = "2026-07-28";
 
-/** A `tools/list` page checked loosely, so that one bad tool is skipped instead of the whole server. */
-const ListPage = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
-/** One tool, checked as the spec says a tool is (what the model is given depends on these fields). */
-const ToolShape = z.looseObject({
-  name: z.string(),
-  description: z.string().optional(),
-  inputSchema: z.looseObject({ type: z.literal("object") }),
-  annotations: z.looseObject({}).optional(),
-});
-
 /**
  * A question a server asks during a call over the open stream (2025-11-25), answered by the
  * caller (a call made without `ask` answers every question `cancel`).
  */
 export type AskInput = (question: McpQuestion) => Promise<McpAnswer>;
 
-/** What one `tools/call` came back with: a result, or (2026-07-28) a round of questions to answer first. */
-export type CallOutcome = { kind: "result"; result: Record<string, unknown> } | InputRound;
+/**
+ * What one `tools/call` came back with: a result, (2026-07-28) a round of questions to answer
+ * first, or (a task-augmented call) the task it started.
+ */
+export type CallOutcome =
+  | { kind: "result"; result: Record<string, unknown> }
+  | InputRound
+  | { kind: "task"; task: McpTask };
 
 export type CallOptions = {
   /** The answers of the last round of questions and the server's state, echoed back (2026-07-28). */
   resume?: { inputResponses: Record<string, unknown>; requestState?: string };
   /** Asks a question put over the open stream (2025-11-25); absent: such a question is cancelled. */
   ask?: AskInput;
+  /** Call task-augmented (docs/API.md#mcp-tasks): the server may answer with a task. */
+  task?: boolean;
 };
 
 export class McpConnection {
@@ -93,6 +94,8 @@ export class McpConnection {
 
   /** The revision negotiated with the server at the last connect (`undefined` before one). */
   protocolVersion: string | undefined;
+  /** What the server said it can do at the last connect. */
+  serverCapabilities: unknown;
 
   /** Every tool of the server (all `nextCursor` pages), filtered by its `tools` list, bounded. */
   async listTools(signal?: AbortSignal): Promise<ListedTool[]> {
@@ -132,6 +135,9 @@ export class McpConnection {
           ...(t.description !== undefined ? { description: t.description } : {}),
           inputSchema: t.inputSchema as Record<string, unknown>,
           ...(t.annotations ? { annotations: t.annotations } : {}),
+          ...(taskSupportOf(t) && serverRunsToolTasks(this.serverCapabilities)
+            ? { taskSupport: taskSupportOf(t)! }
+            : {}),
         });
         if (tools.length > MCP_LIMITS.toolsPerServer)
           throw new Error(`more than ${MCP_LIMITS.toolsPerServer} tools (use its "tools" list)`);
@@ -159,24 +165,35 @@ export class McpConnection {
       _meta: { [IDEMPOTENCY_META]: idempotencyKey },
       ...(opts.resume ? { inputResponses: opts.resume.inputResponses } : {}),
       ...(opts.resume?.requestState !== undefined ? { requestState: opts.resume.requestState } : {}),
+      ...(opts.task ? { task: {} } : {}),
     };
+    const options = { signal, timeout: this.server.timeoutMs, allowInputRequired: true };
     const answer = await this.#request(async (c) => {
       this.#ask = opts.ask ?? null;
       try {
-        return await c.request(
-          { method: "tools/call", params },
-          {
-            signal,
-            timeout: this.server.timeoutMs,
-            allowInputRequired: true,
-          },
-        );
+        return opts.task
+          ? await c.request({ method: "tools/call", params }, AnyResult, options)
+          : await c.request({ method: "tools/call", params }, options);
       } finally {
         this.#ask = null;
       }
     }, signal);
+    const task = opts.task ? createdTaskOf(answer) : null;
+    if (task) return { kind: "task", task };
     const round = inputRoundOf(answer);
     return round ?? { kind: "result", result: answer as Record<string, unknown> };
+  }
+
+  /** `tasks/get`, `tasks/result` or `tasks/cancel` of one task (docs/API.md#mcp-tasks): the raw answer. */
+  taskRequest(
+    method: "tasks/get" | "tasks/result" | "tasks/cancel",
+    taskId: string,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    return this.#request(
+      (c) => c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs }),
+      signal,
+    );
   }
 
   close(): void {
@@ -248,6 +265,7 @@ export class McpConnection {
     });
     await client.connect(transport, { timeout: MCP_LIMITS.listTimeoutMs });
     this.protocolVersion = client.getNegotiatedProtocolVersion();
+    this.serverCapabilities = client.getServerCapabilities();
     return client;
   }
 

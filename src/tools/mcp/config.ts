@@ -5,7 +5,9 @@
  * value (a URL may hold credentials, a header a token), only where the problem is and what is
  * expected there.
  */
+
 import { z } from "zod";
+import { MCP_TASK_TIMEOUT_MS } from "./tasks";
 
 export const MCP_DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -67,6 +69,8 @@ export type McpServerConfig = {
   trust: "annotations" | "none";
   effects: Record<string, "read" | "idempotent" | "write">;
   timeoutMs: number;
+  /** How long a call answered with a task may take in all (docs/API.md#mcp-tasks): `timeoutMs` if set, else 1 hour. */
+  taskTimeoutMs?: number;
   tools: string[] | null;
   auth: McpAuthConfig | null;
 };
@@ -99,6 +103,7 @@ export function parseMcpServers(raw: string | undefined): McpConfigResult {
       trust: s.trust ?? "none",
       effects: s.effects ?? {},
       timeoutMs: s.timeoutMs ?? MCP_DEFAULT_TIMEOUT_MS,
+      taskTimeoutMs: s.timeoutMs ?? MCP_TASK_TIMEOUT_MS,
       tools: s.tools ?? null,
       auth: s.auth
         ? {

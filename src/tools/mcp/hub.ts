@@ -4,11 +4,12 @@
  * the idempotency key, retried for `read` and `idempotent` tools, that never throw.
  */
 import type { ToolEffect } from "../../log";
-import type { CallInput, ToolResult } from "../types";
+import type { CallInput, RemoteTaskStatus, ToolResult } from "../types";
 import { type CallOptions, type ListedTool, McpCallError, McpConnection, type McpConnectionDeps } from "./client";
 import type { McpServerConfig } from "./config";
 import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
 import type { McpAnswer, McpQuestion } from "./questions";
+import { MCP_TASK_TIMEOUT_MS, remoteStatusOf, taskOf } from "./tasks";
 
 export const LISTING_TTL_MS = 5 * 60 * 1000;
 /** How long a failed listing is remembered: a down server is asked again after this, not on every turn. */
@@ -26,6 +27,8 @@ export type McpToolSpec = {
   description: string;
   parameters: Record<string, unknown>;
   effect: ToolEffect;
+  /** Called task-augmented (docs/API.md#mcp-tasks): its server runs it as a task. */
+  task?: true;
 };
 
 /** Why a server's tools are missing: it needs a person's authorization (OAuth), or it failed. */
@@ -96,6 +99,7 @@ export class McpHub {
           description: redact(t.description ?? "") as string,
           parameters: redact(t.inputSchema) as Record<string, unknown>,
           effect: mcpEffect(server, t.name, t.annotations),
+          ...(t.taskSupport ? { task: true as const } : {}),
         });
       }
     }
@@ -170,11 +174,22 @@ export class McpHub {
             },
           }
         : {}),
+      ...(spec.task ? { task: true } : {}),
     };
     for (let i = 0; i < attempts; i++) {
       try {
         const outcome = await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal, opts);
         if (outcome.kind === "result") return mapCallResult(outcome.result);
+        if (outcome.kind === "task")
+          return {
+            status: "ok",
+            response: null,
+            remoteTask: {
+              taskId: outcome.task.taskId,
+              target: { server: server.name },
+              timeoutMs: server.taskTimeoutMs ?? MCP_TASK_TIMEOUT_MS,
+            },
+          };
         if (outcome.unsupported.length > 0)
           return failed(
             "tool_failed",
@@ -208,6 +223,33 @@ export class McpHub {
         ? `no answer from MCP server ${server.name} within ${server.timeoutMs} ms`
         : `MCP server ${server.name}: ${last?.message ?? "failed"}`;
     return failed(code, message);
+  }
+
+  /**
+   * A task's state (docs/API.md#mcp-tasks): `tasks/get`, and once `completed` its `tasks/result`
+   * mapped as a direct call's result. Throws when it could not be asked (it is asked again later).
+   */
+  async pollTask(serverName: string, taskId: string, signal: AbortSignal): Promise<RemoteTaskStatus> {
+    const connection = this.#connection(this.#server(serverName));
+    const task = taskOf(await connection.taskRequest("tasks/get", taskId, signal));
+    if (!task || task.taskId !== taskId)
+      throw new Error(`MCP server ${serverName}: tasks/get answered no task ${taskId}`);
+    if (task.status !== "completed") return remoteStatusOf(task);
+    return remoteStatusOf(task, await connection.taskRequest("tasks/result", taskId, signal));
+  }
+
+  /** `tasks/cancel` of a task; its state after the cancel when the server says one. */
+  async cancelTask(serverName: string, taskId: string, signal: AbortSignal): Promise<RemoteTaskStatus | null> {
+    const answer = await this.#connection(this.#server(serverName)).taskRequest("tasks/cancel", taskId, signal);
+    const task = taskOf(answer);
+    // A cancel that says the task completed carries no result: it is polled for it instead.
+    return task && task.taskId === taskId && task.status !== "completed" ? remoteStatusOf(task) : null;
+  }
+
+  #server(name: string): McpServerConfig {
+    const server = this.servers.find((s) => s.name === name);
+    if (!server) throw new Error(`MCP server ${name} is no longer configured`);
+    return server;
   }
 
   #connection(server: McpServerConfig): McpConnection {

@@ -17,7 +17,13 @@ import {
 } from "../../../src/projections";
 import { TranscriptFold, type TranscriptItem } from "../../../src/projections/transcript";
 import { AlarmOwner, type AlarmPort } from "../../../src/runtime/alarm-owner";
-import { lateResultDraft, remoteAnswer, remoteOutcomeDraft, remoteTaskDraft } from "../../../src/runtime/remote-drafts";
+import {
+  lateResultDraft,
+  remoteAnswer,
+  remoteOutcomeDraft,
+  remoteTaskDraft,
+  timedOut,
+} from "../../../src/runtime/remote-drafts";
 import { type LogBuilder, newLog } from "../support/fixtures";
 import { plan } from "../support/plan";
 
@@ -38,7 +44,7 @@ const fold = (events: Event[]) => events.reduce<SessionSummary | null>(reduceSum
 function remoteCall(
   ev: LogBuilder,
   effect: "write" | "idempotent",
-  task?: { taskId: string; waitId: string; notify?: string },
+  task?: { taskId: string; waitId: string; notify?: string; deadline?: number },
 ) {
   ev.created();
   ev.user("ask the helper");
@@ -55,6 +61,7 @@ function remoteCall(
           taskId: task.taskId,
           waitId: task.waitId,
           notify: task.notify ?? "d1",
+          ...(task.deadline !== undefined ? { deadline: task.deadline } : {}),
         },
       },
       "runtime",
@@ -259,6 +266,43 @@ describe("remote drafts", () => {
         },
       },
     });
+  });
+});
+
+describe("a task's deadline (timeoutMs)", () => {
+  it("is recorded with the task and read back; a task past it answers the call remote_timeout", () => {
+    const rec = remoteTaskDraft(
+      { turnId: "t1", runId: "r1" },
+      { callId: "c1", tool: "s__t", taskId: "T1", waitId: "w", notify: null, target: { server: "s" }, deadline: 9_000 },
+    );
+    expect(rec.actions?.stateDelta?.remoteTask).toMatchObject({ server: "s", taskId: "T1", deadline: 9_000 });
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a", deadline: 9_000 });
+    const record = fold(ev.events).remote!.waiting[0]!;
+    expect(record.deadline).toBe(9_000);
+    expect(remoteAnswer(timedOut(record))).toMatchObject({
+      status: "error",
+      response: { code: "remote_timeout", taskId: "T1" },
+    });
+  });
+
+  it("a task without a deadline has none; a malformed one is ignored", () => {
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a" });
+    expect(fold(ev.events).remote!.waiting[0]!.deadline).toBeUndefined();
+    const bad = newLog();
+    remoteCall(bad, "write", { taskId: "T1", waitId: "remote:c1:a", deadline: "soon" as never });
+    expect(fold(bad.events).remote!.waiting[0]!.deadline).toBeUndefined();
+  });
+
+  it("the poll is due at the deadline at the latest, whatever the backoff", () => {
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a", deadline: 100_000 });
+    const s = fold(ev.events);
+    const { owner } = ownerOver();
+    for (let i = 0; i < 12; i++) owner.remotePolled("remote:c1:a", 50_000);
+    expect(owner.remoteDue(s, 50_000)).toBe(100_000);
+    expect(owner.remoteDue(s, 120_000)).toBe(120_000);
   });
 });
 

@@ -27,6 +27,7 @@ describe("MCP_SERVERS", () => {
           trust: "none",
           effects: {},
           timeoutMs: 60_000,
+          taskTimeoutMs: 3_600_000,
           tools: ["find"],
           auth: null,
         },
