@@ -117,7 +117,8 @@ export function inputKnown(sql: SqlLike, requestId: string): boolean {
   if (!INPUT_ID.test(requestId)) return false;
   return (
     rows(sql)`SELECT 1 FROM events WHERE kind = 'state:inputRequested' AND author <> 'model'
-      AND json_extract(body, '$.actions.stateDelta.inputRequested.requestId') = ${requestId} LIMIT 1`.length > 0
+      AND kind NOT IN ('toolDispatch', 'functionResponse') AND json_extract(body, '$.actions.stateDelta.inputRequested.requestId') = ${requestId} LIMIT 1`
+      .length > 0
   );
 }
 

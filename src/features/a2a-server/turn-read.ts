@@ -84,7 +84,7 @@ export function readTurn({ sql, runtime }: Admitted, input: { turnId: string; se
   const session = runtime.session();
   // The turn's close bounds every read of it: a task read long after reads its turn only.
   const close = rows<Row>(sql)`
-    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND seq >= ${seq}
+    SELECT seq, body FROM events WHERE kind = 'turnClose' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse') AND seq >= ${seq}
       AND json_extract(body, '$.turnId') = ${turnId} ORDER BY seq LIMIT 1`[0];
   const through = close?.seq ?? session.highWater;
   const after = Math.max(input.after ?? 0, seq - 1);
