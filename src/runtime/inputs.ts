@@ -116,9 +116,9 @@ export function askOverStream(rt: RuntimeCtx, call: CallState, base: Base, serve
 export function inputKnown(sql: SqlLike, requestId: string): boolean {
   if (!INPUT_ID.test(requestId)) return false;
   return (
-    rows(sql)`SELECT 1 FROM events WHERE kind = 'state:inputRequested' AND author <> 'model'
-      AND kind NOT IN ('toolDispatch', 'functionResponse') AND json_extract(body, '$.actions.stateDelta.inputRequested.requestId') = ${requestId} LIMIT 1`
-      .length > 0
+    rows(sql)`SELECT 1 FROM events
+      WHERE kind = 'state:inputRequested' AND author <> 'model' AND kind NOT IN ('toolDispatch', 'functionResponse')
+      AND json_extract(body, '$.actions.stateDelta.inputRequested.requestId') = ${requestId} LIMIT 1`.length > 0
   );
 }
 
