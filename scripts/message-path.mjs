@@ -5,8 +5,8 @@
 // file and folder counts, the files by folder, and each A -> B -> A folder hop (a module of folder
 // A imports one of folder B that imports back into A). `--max-files N` exits 1 past N files or on
 // any hop. Static, like check-layers.mjs: what a reader must open to follow one message.
-import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { imports } from "./imports.mjs";
 
 const args = process.argv.slice(2);
 const withTypes = args.includes("--types");
@@ -34,40 +34,8 @@ const PATH = [
 const HUBS = new Set(["session/session-object.ts", "runtime/session-runtime.ts"]);
 const withHubs = args.includes("--with-hubs");
 
-function resolveImport(from, spec) {
-  if (!spec.startsWith(".")) return null;
-  const base = resolve(dirname(from), spec);
-  for (const candidate of [base, `${base}.ts`, join(base, "index.ts"), base.replace(/\.js$/, ".ts")])
-    if (candidate.endsWith(".ts") && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  return null;
-}
-
 /** The modules a file imports: values only unless `--types` (as in check-layers.mjs). */
-function imports(file) {
-  const text = readFileSync(file, "utf8")
-    .replace(/\/\*[\s\S]*?\*\//g, "")
-    .replace(/^\s*\/\/.*$/gm, "");
-  const out = [];
-  const re =
-    /^\s*(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gm;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    if (m[4]) out.push(m[4]);
-    else if (m[5]) {
-      if (withTypes) out.push(m[5]);
-    } else {
-      const named = m[2].match(/^\{([\s\S]*)\}$/);
-      const names = named
-        ? named[1]
-            .split(",")
-            .map((n) => n.trim())
-            .filter(Boolean)
-        : [];
-      const typeOnly = !!m[1] || (names.length > 0 && names.every((n) => n.startsWith("type ")));
-      if (withTypes || !typeOnly) out.push(m[3]);
-    }
-  }
-  return out.map((s) => resolveImport(file, s)).filter(Boolean);
-}
+const importsOf = (file) => imports(file).flatMap(({ target, typeOnly }) => (withTypes || !typeOnly ? [target] : []));
 
 const rel = (f) => relative(root, f).split("\\").join("/");
 const folderOf = (f) => dirname(rel(f));
@@ -76,7 +44,7 @@ const todo = PATH.map((p) => join(root, p));
 while (todo.length > 0) {
   const f = todo.pop();
   if (graph.has(f)) continue;
-  const to = !withHubs && HUBS.has(rel(f)) ? [] : [...new Set(imports(f))];
+  const to = !withHubs && HUBS.has(rel(f)) ? [] : [...new Set(importsOf(f))];
   graph.set(f, to);
   todo.push(...to);
 }
