@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import LongestFirst from "./test/sequencer";
+import LongestFirst from "./test/sequencer.ts";
 
 export default defineConfig({
   test: {
