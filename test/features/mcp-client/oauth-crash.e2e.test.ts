@@ -128,8 +128,9 @@ describe("MCP OAuth: kill -9 during the callback and mid-refresh", () => {
 
     w = await start(persistTo);
     expect(await unavailable(w)).toEqual([{ server: "docs", reason: "needs_authorization" }]);
-    // The same callback again: the state was used up before the exchange; nothing is exchanged or stored.
-    const replay = await callback(url);
+    // The same callback again (on the restarted worker's port): the state was used up before the
+    // exchange; nothing is exchanged or stored.
+    const replay = await callback(`${w.url}${new URL(url).pathname}${new URL(url).search}`);
     expect(replay.status).toBe(400);
     expect(replay.text).toContain("already used");
     expect(oauth.counts.token).toBe(tokensBefore + 1);
