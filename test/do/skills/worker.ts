@@ -13,5 +13,5 @@ Write short sentences.
 
 const highwater = createHighwater({ skills: [{ name: "house-style", skill: HOUSE_STYLE }] });
 
-export const { SessionObject, DirectoryObject, SkillsObject } = highwater;
+export const { SessionObject, DirectoryObject, MemoryObject, SkillsObject, TokenObject, ChannelObject } = highwater;
 export default highwater.default;
