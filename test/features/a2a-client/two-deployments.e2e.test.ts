@@ -14,7 +14,7 @@
  * One model server plays both sides: A's turn calls the agent its message names and then answers;
  * B's turn answers when the test opens that task's gate, so a task takes as long as a case needs.
  * Processes are reused: a restart after a kill is armed with the next case's failpoint, and the
- * B-side cases run beside the A-side ones on a second pair.
+ * cases run as two chains side by side, each on its own pair of deployments.
  *
  *   npx vitest run --project e2e test/features/a2a-client/two-deployments.e2e.test.ts
  */
@@ -188,6 +188,18 @@ type Row = Case & {
 };
 
 const rows: Row[] = [];
+/** The table's order: along a call, A's boundaries, then B's. */
+const ORDER = [
+  "a-f4-write",
+  "a-f4-idem",
+  "a-f6-write",
+  "a-f6-idem",
+  "a-mid-wait",
+  "b-mid-task",
+  "b-at-completion",
+  "a-down-at-push",
+  "a-f17",
+];
 
 async function startCall(p: Pair, c: Case): Promise<string> {
   const session = await p.a.api.createSession({ title: `two deployments: ${c.id}` });
@@ -288,14 +300,23 @@ beforeAll(async () => {
   model = await startModel();
 });
 
+function record(row: Row): Row {
+  rows.push(row);
+  return row;
+}
+
 describe.concurrent("two deployments over A2A, each killed at every boundary of a call", () => {
-  it("A killed: before send, after send, mid-wait, at the callback", async () => {
+  it("A killed before send, after send, mid-wait and as it records B's answer", async () => {
     const p = await startPair();
     pairs.push(p);
-    const record = (row: Row) => {
-      rows.push(row);
-      return row;
+    // What A lists for a new session: each agent's tool, from B's deployment.
+    const listed = (await (await p.a.api.raw("GET", "/v1/tools")).json()) as {
+      tools: { name: string; source: string; effect: string }[];
     };
+    expect(listed.tools.filter((t) => t.source.startsWith("a2a:"))).toEqual([
+      expect.objectContaining({ name: "b__send", source: "a2a:b", effect: "write" }),
+      expect.objectContaining({ name: "bi__send", source: "a2a:bi", effect: "idempotent" }),
+    ]);
 
     // Mid-wait: A dies while B's task runs; A restarts (armed for the next case) and hears B's answer.
     const wait: Case = { id: "a-mid-wait", agent: "b", killed: "A", at: "mid-wait (B working)" };
@@ -323,6 +344,27 @@ describe.concurrent("two deployments over A2A, each killed at every boundary of 
     const f4i: Case = { id: "a-f4-idem", agent: "bi", killed: "A", at: "F4 (dispatched, nothing sent)" };
     sid = await killAAt(p, f4i, "F4");
     expectAnswered(record(await settle(p, sid, f4i)), "rerun");
+  }, 600_000);
+
+  it("B killed mid-task and at completion; A down when B pushes, and killed after a resend", async () => {
+    const p = await startPair({ b: "F11" });
+    pairs.push(p);
+
+    // At completion (F11 on B: its turn closed, the push to A not yet sent).
+    const done: Case = { id: "b-at-completion", agent: "b", killed: "B", at: "F11 (task completed, push not sent)" };
+    gate(done.id).open();
+    let sid = await startCall(p, done);
+    await until("B at F11", () => p.b.reached("F11") > 0);
+    await p.b.restart();
+    expectAnswered(record(await settle(p, sid, done)));
+
+    // Mid-task: B dies during its model call; after its restart the task goes on to its answer.
+    const mid: Case = { id: "b-mid-task", agent: "b", killed: "B", at: "mid-task (its model call under way)" };
+    sid = await startCall(p, mid);
+    await waitingOnB(p, sid, mid);
+    await p.b.restart();
+    await until("B's model call issued again", () => gate(mid.id).arrivals >= 2);
+    expectAnswered(record(await settle(p, sid, mid)));
 
     // At the callback: B finishes and pushes while A is down; A restarts and records the answer once.
     const down: Case = { id: "a-down-at-push", agent: "b", killed: "A", at: "callback (B pushes while A is down)" };
@@ -339,36 +381,12 @@ describe.concurrent("two deployments over A2A, each killed at every boundary of 
     sid = await killAAt(p, f6i, "F6");
     expectAnswered(record(await settle(p, sid, f6i)), "rerun");
   }, 600_000);
-
-  it("B killed: mid-task, at completion", async () => {
-    const p = await startPair({ b: "F11" });
-    pairs.push(p);
-
-    // At completion (F11 on B: its turn closed, the push to A not yet sent).
-    const done: Case = { id: "b-at-completion", agent: "b", killed: "B", at: "F11 (task completed, push not sent)" };
-    gate(done.id).open();
-    let sid = await startCall(p, done);
-    await until("B at F11", () => p.b.reached("F11") > 0);
-    await p.b.restart();
-    const r1 = await settle(p, sid, done);
-    rows.push(r1);
-    expectAnswered(r1);
-
-    // Mid-task: B dies during its model call; after its restart the task goes on to its answer.
-    const mid: Case = { id: "b-mid-task", agent: "b", killed: "B", at: "mid-task (its model call under way)" };
-    sid = await startCall(p, mid);
-    await waitingOnB(p, sid, mid);
-    await p.b.restart();
-    await until("B's model call issued again", () => gate(mid.id).arrivals >= 2);
-    const r2 = await settle(p, sid, mid);
-    rows.push(r2);
-    expectAnswered(r2);
-  }, 600_000);
 });
 
 afterAll(async () => {
   for (const p of pairs) await Promise.all([p.a.close(), p.b.close()]);
   await model.close();
+  rows.sort((x, y) => ORDER.indexOf(x.id) - ORDER.indexOf(y.id));
   const lines = rows.map(
     (r) =>
       `| ${r.killed} | ${r.at} | ${r.agent === "b" ? "write" : "idempotent"} | ${r.bContexts} | ${r.bTasks} | ${r.status}${r.answer ? ` (${r.answer})` : ""} | ${r.recovery ?? "—"} |`,
