@@ -344,7 +344,7 @@ describe.concurrent("two deployments over A2A, each killed at every boundary of 
     const f4i: Case = { id: "a-f4-idem", agent: "bi", killed: "A", at: "F4 (dispatched, nothing sent)" };
     sid = await killAAt(p, f4i, "F4");
     expectAnswered(record(await settle(p, sid, f4i)), "rerun");
-  }, 600_000);
+  }, 900_000);
 
   it("B killed mid-task and at completion; A down when B pushes, and killed after a resend", async () => {
     const p = await startPair({ b: "F11" });
@@ -380,7 +380,7 @@ describe.concurrent("two deployments over A2A, each killed at every boundary of 
     const f6i: Case = { id: "a-f6-idem", agent: "bi", killed: "A", at: "F6 (sent, task id not recorded)" };
     sid = await killAAt(p, f6i, "F6");
     expectAnswered(record(await settle(p, sid, f6i)), "rerun");
-  }, 600_000);
+  }, 900_000);
 });
 
 afterAll(async () => {
