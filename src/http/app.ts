@@ -11,7 +11,7 @@ import { readRoutes } from "./reads";
 import { sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
-import { toolRoutes } from "./tools";
+import { installListedTools, toolRoutes } from "./tools";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv, EdgeFeature } from "./types";
 
@@ -24,6 +24,7 @@ import type { EdgeEnv, EdgeFeature } from "./types";
 
 export function createApp(features: readonly EdgeFeature[] = []) {
   const app = new Hono<EdgeEnv>();
+  installListedTools(features);
 
   // docs/API.md#sending-traces-to-a-collector: a bad telemetry setting is said here, not fatal.
   app.get("/healthz", (c) =>

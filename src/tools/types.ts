@@ -116,7 +116,7 @@ export type ToolContext = {
 };
 
 /** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */
-export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
+export type ToolSource = "builtin" | "custom" | `mcp:${string}` | `a2a:${string}`;
 
 export interface ToolDefinition<I = unknown> {
   name: string;
