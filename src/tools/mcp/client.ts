@@ -135,7 +135,7 @@ export class McpConnection {
           ...(t.description !== undefined ? { description: t.description } : {}),
           inputSchema: t.inputSchema as Record<string, unknown>,
           ...(t.annotations ? { annotations: t.annotations } : {}),
-          ...(taskSupportOf(t) && serverRunsToolTasks(this.serverCapabilities)
+          ...(taskSupportOf(t) && serverRunsToolTasks(this.serverCapabilities, this.protocolVersion)
             ? { taskSupport: taskSupportOf(t)! }
             : {}),
         });
