@@ -184,16 +184,21 @@ export class McpConnection {
     return round ?? { kind: "result", result: answer as Record<string, unknown> };
   }
 
-  /** `tasks/get`, `tasks/result` or `tasks/cancel` of one task (docs/API.md#mcp-tasks): the raw answer. */
+  /** `tasks/get`, `tasks/result` or `tasks/cancel` (docs/API.md#mcp-tasks): the raw answer; `ask` as a call's. */
   taskRequest(
     method: "tasks/get" | "tasks/result" | "tasks/cancel",
     taskId: string,
     signal: AbortSignal,
+    ask?: AskInput,
   ): Promise<Record<string, unknown>> {
-    return this.#request(
-      (c) => c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs }),
-      signal,
-    );
+    return this.#request(async (c) => {
+      this.#ask = ask ?? null;
+      try {
+        return await c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs });
+      } finally {
+        this.#ask = null;
+      }
+    }, signal);
   }
 
   close(): void {
