@@ -43,16 +43,24 @@ export function taskAnswerOf(record: RemoteRecord): { question: McpQuestion; ans
 
 /**
  * An MCP task's own question: recorded as a hidden `stateDelta.inputRequested { …, taskId }` (the
- * session is `waiting_input`), unless it is the question already waiting for its answer. A question
- * asked again after it was answered is a new one (the server did not take the answer).
+ * session is `waiting_input`), unless it is the question already recorded and either not answered
+ * yet or answered after this poll began (`given`: the answer's seq the poll carried), so the next
+ * poll sends that answer. The same question asked again although this poll gave its answer is a
+ * new one.
  */
-export function recordTaskQuestion(rt: RuntimeCtx, record: RemoteRecord, question: McpQuestion): void {
+export function recordTaskQuestion(
+  rt: RuntimeCtx,
+  record: RemoteRecord,
+  question: McpQuestion,
+  given: number | undefined,
+): void {
   const s = rt.summary;
   const turn = s?.openTurn;
   const current = s?.remote?.waiting.find((r) => r.callId === record.callId && r.taskId === record.taskId);
   if (!turn || turn.wait?.waitId !== record.waitId || !current) return;
   const last = current.question;
-  if (last && !last.answer && sameQuestion(questionOfPending(last.asked), question)) return;
+  const same = !!last && sameQuestion(questionOfPending(last.asked), question);
+  if (same && (!last?.answer || last.answerSeq !== given)) return;
   rt.commit([
     {
       author: "runtime",

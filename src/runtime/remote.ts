@@ -172,7 +172,7 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
   const status = answered && isTerminal(answered.state) ? answered : await ask(rt, record);
   if (!status) return false;
   if (status.state === "input-required") {
-    if (status.question) recordTaskQuestion(rt, record, status.question);
+    if (status.question) recordTaskQuestion(rt, record, status.question, record.question?.answerSeq);
     else recordAsk(rt, record, status);
     return false;
   }

@@ -164,4 +164,39 @@ describe.concurrent("MCP tasks under wrangler, killed with SIGKILL", () => {
       `| none (timeoutMs 5 s) | 1 | 1 | — | ${late!.status}: ${(late!.response as { code: string }).code}, tasks/cancel sent |`,
     );
   });
+
+  it("a task's own question survives kill -9: answered after the restart, the task gets the answer once", async () => {
+    const { server, handle, restart } = await setup("none");
+    const session = await handle.api.createSession({ title: "task question" });
+    await handle.api.sendMessage(session.id, "use jobs__approve");
+    const waiting = await handle.api.waitFor(session.id, (s) => (s.status as string) === "waiting_input", {
+      timeoutMs: 90_000,
+    });
+    const [pending] = (waiting.session as unknown as { pendingInputs: { requestId: string; message: string }[] })
+      .pendingInputs;
+    expect(pending).toMatchObject({ message: "Approve task-1?" });
+
+    await restart();
+    const after = (await handle.api.getSession(session.id)) as unknown as {
+      status: string;
+      pendingInputs: { requestId: string }[];
+    };
+    expect(after.status).toBe("waiting_input");
+    expect(after.pendingInputs.map((p) => p.requestId)).toEqual([pending!.requestId]);
+    expect(server.answers).toEqual([]);
+    const path = `/v1/sessions/${session.id}/inputs/${pending!.requestId}`;
+    expect((await handle.api.raw("POST", path, { action: "accept", content: { approve: true } })).status).toBe(200);
+    expect((await handle.api.raw("POST", path, { action: "decline" })).status).toBe(409);
+    const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
+    expect((await handle.api.verify(session.id)).ok).toBe(true);
+    const [response, ...more] = pairedOutcomes(done.events);
+    expect(more).toEqual([]);
+    expect(response).toMatchObject({ name: "jobs__approve", status: "ok", response: 'accept: {"approve":true}' });
+    expect(server.answers).toEqual([{ taskId: "task-1", action: "accept", content: { approve: true } }]);
+    expect(server.calls).toHaveLength(1);
+    expect(done.events.filter((e) => e.actions?.stateDelta?.inputRequested)).toHaveLength(1);
+    rows.push(
+      `| mid-question (input_required), answered after | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)}, answer received once |`,
+    );
+  });
 });
