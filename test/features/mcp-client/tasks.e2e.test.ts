@@ -64,6 +64,8 @@ async function setup(failpoint: string) {
   return { server, sink, handle, restart };
 }
 
+/** Each case starts wrangler two or three times: generous on a loaded machine. */
+const CASE_MS = 300_000;
 const count = (server: McpTaskServer, method: string) => server.requests.filter((m) => m === method).length;
 const responses = (events: Event[]) =>
   events.flatMap((e) => (e.content?.type === "functionResponse" ? [e.content] : []));
@@ -119,7 +121,7 @@ describe.concurrent("MCP tasks under wrangler, killed with SIGKILL", () => {
     rows.push(
       `| F16, mid-wait | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)} |`,
     );
-  });
+  }, CASE_MS);
 
   it("F17: a task done whose outcome was not committed is recorded once, not called again; a task that never ends is remote_timeout and cancelled", async () => {
     const { server, sink, handle, restart } = await setup("F17");
@@ -163,7 +165,7 @@ describe.concurrent("MCP tasks under wrangler, killed with SIGKILL", () => {
     rows.push(
       `| none (timeoutMs 5 s) | 1 | 1 | — | ${late!.status}: ${(late!.response as { code: string }).code}, tasks/cancel sent |`,
     );
-  });
+  }, CASE_MS);
 
   it("a task's own question survives kill -9: answered after the restart, the task gets the answer once", async () => {
     const { server, handle, restart } = await setup("none");
@@ -198,5 +200,5 @@ describe.concurrent("MCP tasks under wrangler, killed with SIGKILL", () => {
     rows.push(
       `| mid-question (input_required), answered after | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)}, answer received once |`,
     );
-  });
+  }, CASE_MS);
 });
