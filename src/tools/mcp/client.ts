@@ -191,12 +191,13 @@ export class McpConnection {
     signal: AbortSignal,
     ask?: AskInput,
   ): Promise<Record<string, unknown>> {
+    // Only a request that answers questions takes the connection's question handler.
     return this.#request(async (c) => {
-      this.#ask = ask ?? null;
+      if (ask) this.#ask = ask;
       try {
         return await c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs });
       } finally {
-        this.#ask = null;
+        if (ask) this.#ask = null;
       }
     }, signal);
   }
