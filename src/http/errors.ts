@@ -1,4 +1,4 @@
-import { ApiError, toErrorBody } from "../contract";
+import { ApiError, toErrorBody } from "../contract/errors";
 import { drainBody } from "./body";
 import type { EdgeContext } from "./types";
 

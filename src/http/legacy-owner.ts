@@ -5,7 +5,7 @@
  * directory once and, if it lists the session, has the object adopt the caller as its owner and
  * asks again. Only that rare answer costs the extra calls: no other request touches a directory.
  */
-import type { Result } from "../contract";
+import type { Result } from "../contract/errors";
 import type { SessionObject } from "../session";
 import { directoryOf } from "./types";
 

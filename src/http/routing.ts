@@ -1,7 +1,7 @@
 import type { Handler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { METHOD_NAME_ALL } from "hono/router";
-import { ApiError } from "../contract";
+import { ApiError } from "../contract/errors";
 import type { SessionObject } from "../session";
 import { answerError } from "./errors";
 import { adoptingStub } from "./legacy-owner";

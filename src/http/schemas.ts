@@ -1,13 +1,9 @@
 import { z } from "zod";
-import {
-  ApiError,
-  describeIssues,
-  IdempotencyKey,
-  JURISDICTIONS,
-  MEMORY_MODES,
-  MessageText,
-  SKILL_NAME,
-} from "../contract";
+import { ApiError } from "../contract/errors";
+import { describeIssues, IdempotencyKey, MessageText } from "../contract/frames";
+import { MEMORY_MODES } from "../contract/memory";
+import { JURISDICTIONS } from "../contract/session";
+import { SKILL_NAME } from "../contract/skills";
 import { PROVIDERS } from "../model/types";
 
 const ModelOptions = z.strictObject({

@@ -4,7 +4,7 @@
  */
 import { canonical, canonicalOnce } from "../contract/canonical";
 import { type BlobRef, type Event, eventCallId, eventKind } from "../contract/event";
-import type { SqlLike } from "../storage";
+import type { SqlLike } from "../storage/sql";
 import type { BlobStore } from "./blobs";
 import { INLINE_EVENT_LIMIT } from "./payload";
 

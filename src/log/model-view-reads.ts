@@ -5,7 +5,7 @@
  */
 import { canonical } from "../contract/canonical";
 import type { Event } from "../contract/event";
-import type { SqlLike } from "../storage";
+import type { SqlLike } from "../storage/sql";
 import { type EventRow, parseRow } from "./event-rows";
 import { modelViewOf } from "./model-view";
 

@@ -1,6 +1,6 @@
 import { canonical } from "../contract/canonical";
 import type { Event, EventDraft } from "../contract/event";
-import type { SqlLike, SqlValue } from "../storage";
+import type { SqlLike, SqlValue } from "../storage/sql";
 import { BlobStore } from "./blobs";
 import { type EventRow, externalize, insertEvent, nowIso, parseRow, serializeRow } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";

@@ -3,8 +3,9 @@
  * child's create and report. Each one's decision, then what the runtime does after it: a turn a
  * command opened or moved is decided, and a parked loop is due again.
  */
-import { REQUEST_ID } from "../contract";
-import type { EventDraft } from "../log";
+
+import type { EventDraft } from "../contract/event";
+import { REQUEST_ID } from "../contract/session";
 import type { ModelConfig } from "../model/types";
 import { projectRunState, type RunState } from "../projections/run-state";
 import { type Session, type SessionCreated, withArgsDigest } from "../projections/summary";

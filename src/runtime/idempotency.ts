@@ -6,8 +6,8 @@
  * before it answers, so a repeated key never appends twice.
  */
 import { z } from "zod";
-import type { Event } from "../log";
-import { rows, run, type SqlLike } from "../storage";
+import type { Event } from "../contract/event";
+import { rows, run, type SqlLike } from "../storage/sql";
 
 const Answer = z.object({ turnId: z.string(), seq: z.number() });
 const Row = z.object({ v: z.literal(1), answer: Answer });

@@ -3,7 +3,7 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import type { Event, EventDraft } from "../log";
+import type { Event, EventDraft } from "../contract/event";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,

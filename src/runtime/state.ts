@@ -4,11 +4,11 @@
  * the slice record of docs/API.md §7.13 and what was in flight (idempotency answers: `idempotency.ts`).
  */
 import { z } from "zod";
-import { REQUEST_ID } from "../contract";
-import type { EventStore } from "../log";
+import { REQUEST_ID } from "../contract/session";
+import type { EventStore } from "../log/store";
 import type { Inflight } from "../projections/recovery-plan";
 import { reduceSummaryWith, type SessionSummary, type SliceFold } from "../projections/summary";
-import { rows, run, type SqlLike } from "../storage";
+import { rows, run, type SqlLike } from "../storage/sql";
 
 const SUMMARY_VERSION = 1;
 

@@ -3,10 +3,12 @@
  * committed event and written beside the log in the same transaction, and whether what a
  * socket's `session` frame shows changed.
  */
-import type { Event, Writes } from "../log";
-import { canonical } from "../log";
+
+import { canonical } from "../contract/canonical";
+import type { Event } from "../contract/event";
+import type { Writes } from "../log/store";
 import { reduceSummaryWith, type Session, type SessionSummary } from "../projections/summary";
-import type { SqlLike } from "../storage";
+import type { SqlLike } from "../storage/sql";
 import type { RuntimeFeature } from "./feature";
 import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
 import { summaryWriteDue, writeSummary } from "./state";

@@ -3,8 +3,8 @@
  * that exists and is the caller's, else the same 404 whether it was never written or is someone
  * else's. Nothing is written either way.
  */
-import { ApiError } from "../contract";
-import type { EventStore } from "../log";
+import { ApiError } from "../contract/errors";
+import type { EventStore } from "../log/store";
 import type { SessionRuntime } from "../runtime";
 import { type Caller, ownerHash } from "./ownership";
 import { adoptedOwner, adoptOwner } from "./tickets";

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../log";
+import { sha256Hex } from "../log/hash";
 
 /** Who is calling a session object, as the Worker established it: the principal (sha256 of the bearer token). */
 export type Caller = { principal: string };

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, asResult, type Result } from "../contract";
+import { ApiError, asResult, type Result } from "../contract/errors";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { InputAnswer, Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";

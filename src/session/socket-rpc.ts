@@ -3,7 +3,8 @@
  * admitted caller, a client frame answered through the same RPC path as HTTP, and the frames
  * every socket gets after a commit or a streamed delta.
  */
-import { ApiError, type ClientFrame, errorBody, type Result } from "../contract";
+import { ApiError, errorBody, type Result } from "../contract/errors";
+import type { ClientFrame } from "../contract/frames";
 import type { Session } from "../projections";
 import type { Admitted } from "./admission";
 import type { DecisionInput } from "./commands";

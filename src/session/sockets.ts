@@ -1,4 +1,4 @@
-import type { EventStore } from "../log";
+import type { EventStore } from "../log/store";
 
 /**
  * What a hibernating socket remembers: whose it is, the last seq it was sent and the

@@ -4,7 +4,7 @@
  * bits that say nothing about the token or the principal (tickets travel in URLs, which
  * proxies log); the object stores only its sha256, beside the principal it was minted for.
  */
-import { sha256Hex } from "../log";
+import { sha256Hex } from "../log/hash";
 
 const TICKET_TTL_MS = 60_000;
 
