@@ -14,7 +14,8 @@ import { type Creation, creationsOf, type ObjectFeature, type Operation, operati
 import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
 import * as reads from "./reads";
-import { acceptSocket, answerFrame, broadcast, readUpgrade, sendAll } from "./socket-rpc";
+import { acceptSocket, answerFrame, readUpgrade } from "./socket-rpc";
+import { broadcast, sendAll } from "./sockets";
 import { mintTicket, ownerPrincipal, ticketHolder } from "./tickets";
 import { collectorOf, exportTraces, type TraceExporter } from "./traces";
 import { isWritten, type Opened, openSession } from "./wiring";
