@@ -5,7 +5,7 @@ import { buildRecoveryPlan } from "../../src/projections";
 import type { ChildrenPort } from "../../src/runtime/children";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { SessionObject } from "../../src/session";
-import { type Caller, ownerHash } from "../../src/session/ownership";
+import { type Caller, ownerHash } from "../../src/session/admission";
 import { applyMigrations } from "../../src/storage";
 import { makePlaceholder } from "../../src/tools";
 import {

@@ -5,10 +5,9 @@
  */
 import { ApiError, errorBody, type Result } from "../contract/errors";
 import type { ClientFrame } from "../contract/frames";
-import type { Admitted } from "./admission";
+import type { Admitted, Caller } from "./admission";
 import type { DecisionInput } from "./commands";
 import { readClientFrame } from "./frames";
-import type { Caller } from "./ownership";
 import { admitRate } from "./rate";
 import type { Parsed } from "./reads";
 import { replaySocket, type SocketAttachment } from "./sockets";
