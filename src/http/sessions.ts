@@ -14,7 +14,8 @@ import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
 import { adoptingStub } from "./legacy-owner";
 import { resource } from "./routing";
-import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { ListQuery, parseInput } from "./schemas";
+import { PatchSession, SessionOptions } from "./session-options";
 import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp, type EdgeContext } from "./types";
 
