@@ -2,11 +2,19 @@ import { canonical } from "../contract/canonical";
 import type { Event, EventDraft } from "../contract/event";
 import type { SqlLike, SqlValue } from "../storage/sql";
 import { BlobStore } from "./blobs";
-import { type EventRow, externalize, insertEvent, nowIso, parseRow, serializeRow } from "./event-rows";
+import {
+  type EventRow,
+  externalize,
+  INLINE_EVENT_LIMIT,
+  insertEvent,
+  nowIso,
+  parseRow,
+  payloadOverLimit,
+  serializeRow,
+} from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
 import { modelViewOf } from "./model-view";
 import { ModelViewReads, type ViewPage } from "./model-view-reads";
-import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";
 import { chainProblems } from "./verify";
 
 export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
