@@ -12,8 +12,7 @@ import {
 import type { Session } from "../projections";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
-import { adoptingStub } from "./legacy-owner";
-import { resource } from "./routing";
+import { adoptingStub, resource } from "./routing";
 import { ListQuery, parseInput } from "./schemas";
 import { PatchSession, SessionOptions } from "./session-options";
 import { checkToolNames } from "./tools";
