@@ -1,5 +1,5 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
-import { type EventDraft, EventStore } from "../../src/log";
+import { type EventDraft, EventStore, verifySuffix } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
 import type { ChildrenPort } from "../../src/runtime/children";
@@ -411,7 +411,7 @@ export class BenchSession extends SessionObject {
     const { runtime, store } = this.#runtime();
     const turn = runtime.summary?.openTurn;
     if (!turn) throw new Error("bench: no open turn");
-    const problems = store.verifySuffix(turn.startSeq);
+    const problems = verifySuffix(store, turn.startSeq);
     const events = store.readFrom(turn.lastModelRequestSeq ?? turn.startSeq);
     const plan = buildRecoveryPlan(events, () => false);
     const planMs = performance.now() - t0;

@@ -5,4 +5,4 @@ export { readBoundedAfter } from "./bounded-read";
 export { chainDigest, GENESIS_DIGEST, sha256Hex } from "./hash";
 export { modelViewOf, type OffloadMark, offloadOf, placeholderFor } from "./model-view";
 export { EventStore, type Head, INLINE_EVENT_LIMIT, serializeRow, type Writes } from "./store";
-export { ChainVerifier, findBlobRefs, type VerifyResult, verifyInChunks, verifyRows } from "./verify";
+export { ChainVerifier, findBlobRefs, type VerifyResult, verifyInChunks, verifyRows, verifySuffix } from "./verify";
