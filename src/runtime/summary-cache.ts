@@ -12,7 +12,7 @@ import type { EventStore, Writes } from "../log/store";
 import { reduceSummaryWith, type Session, type SessionSummary, type SliceFold } from "../projections/summary";
 import { parseJson, readMeta, type SqlLike, writeMeta } from "../storage/sql";
 import type { RuntimeFeature } from "./feature";
-import { applyIdempotencyEvents, touchesIdempotency } from "./idempotency";
+import { applyIdempotencyEvents, touchesIdempotency } from "./message";
 
 const SUMMARY_VERSION = 1;
 
