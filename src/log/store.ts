@@ -7,13 +7,13 @@ import {
   externalize,
   INLINE_EVENT_LIMIT,
   insertEvent,
+  modelViewOf,
   nowIso,
   parseRow,
   payloadOverLimit,
   serializeRow,
 } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
-import { modelViewOf } from "./model-view";
 import { ModelViewReads, type ViewPage } from "./model-view-reads";
 
 export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
