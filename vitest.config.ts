@@ -5,11 +5,13 @@ import LongestFirst from "./test/sequencer";
 
 export default defineConfig({
   test: {
-    // Most of an e2e file's time is spent waiting on the wrangler processes it started (a kill,
-    // a restart, an alarm), so twice as many files as cores run at once; and the longest files
-    // start first, whatever their project (test/sequencer.ts), so the short ones fill in beside
-    // them instead of the last crash file setting the suite's end.
-    maxWorkers: 2 * availableParallelism(),
+    // Vitest's default (cores − 1) runs every file one after another on a 2-core machine, while
+    // most of an e2e file's time is spent waiting on wrangler processes it started: two files at
+    // a time. More than that on 2 cores starved the crash files' restarts into their timeouts
+    // (four at a time: 36 minutes and 9 timeouts). The longest files start first, whatever
+    // their project (test/sequencer.ts), so the short ones fill in beside them instead of the
+    // last crash file setting the suite's end.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: LongestFirst },
     projects: [
       {

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -54,6 +54,22 @@ export type Wrangler = {
 };
 
 const live = new Set<number>();
+/**
+ * Set by the e2e global setup: a folder holding one empty file per live wrangler (named by its
+ * process group), so the run's teardown can end the groups of a test worker that was itself
+ * killed (a timed-out file's worker is, and its exit hook never runs).
+ */
+export const LIVE_DIR_ENV = "HW_E2E_LIVE_DIR";
+const liveFile = (pid: number) => (process.env[LIVE_DIR_ENV] ? join(process.env[LIVE_DIR_ENV], String(pid)) : null);
+
+/** Ends every wrangler whose file is in `dir` (see LIVE_DIR_ENV). */
+export function killListed(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    try {
+      process.kill(-Number(name), "SIGKILL");
+    } catch {}
+  }
+}
 let exitHookInstalled = false;
 function installExitHook() {
   if (exitHookInstalled) return;
@@ -300,6 +316,8 @@ async function startOnce(options: WranglerOptions): Promise<Wrangler> {
   const pid = child.pid;
   if (pid === undefined) throw new Error("wrangler: spawn failed");
   live.add(pid);
+  const listed = liveFile(pid);
+  if (listed) writeFileSync(listed, "");
 
   let output = "";
   let exited = false;
@@ -331,6 +349,7 @@ async function startOnce(options: WranglerOptions): Promise<Wrangler> {
     await exitPromise;
     for (let i = 0; i < 100 && groupAlive(pid); i++) await sleep(50);
     live.delete(pid);
+    if (listed) rmSync(listed, { force: true });
   };
   const kill9 = async () => {
     try {
