@@ -25,11 +25,10 @@ const PATH = [
   "session/session-object.ts", // hub: #rpc, the outcome as a Result
   "session/admission.ts", // the owner check
   "runtime/session-runtime.ts", // hub: postMessage, commit
-  "runtime/commands.ts", // idempotency, the user event
+  "runtime/message.ts", // idempotency, the user event
   "runtime/summary-cache.ts", // the summary's fold and cache writes
   "log/store.ts", // appendPrepared
-  "session/socket-rpc.ts", // broadcast
-  "session/sockets.ts", // the frame to each caught-up socket
+  "session/sockets.ts", // broadcast: the frame to each caught-up socket
 ];
 const HUBS = new Set(["session/session-object.ts", "runtime/session-runtime.ts"]);
 const withHubs = args.includes("--with-hubs");

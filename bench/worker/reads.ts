@@ -11,8 +11,8 @@ import { deliverChildrenWork } from "../../src/runtime/child-calls";
 import type { ChildrenPort } from "../../src/runtime/children";
 import type { SessionRuntime } from "../../src/runtime/session-runtime";
 import type { SessionObject } from "../../src/session";
-import type { Caller } from "../../src/session/ownership";
-import { ownerHash } from "../../src/session/ownership";
+import type { Caller } from "../../src/session/admission";
+import { ownerHash } from "../../src/session/admission";
 import type { RowCount } from "./rows";
 import { MODEL } from "./rows";
 

@@ -1,11 +1,11 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
-import { type EventDraft, EventStore } from "../../src/log";
+import { type EventDraft, EventStore, verifySuffix } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
 import type { ChildrenPort } from "../../src/runtime/children";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
 import { SessionObject } from "../../src/session";
-import { type Caller, ownerHash } from "../../src/session/ownership";
+import { type Caller, ownerHash } from "../../src/session/admission";
 import { applyMigrations } from "../../src/storage";
 import { makePlaceholder } from "../../src/tools";
 import {
@@ -411,7 +411,7 @@ export class BenchSession extends SessionObject {
     const { runtime, store } = this.#runtime();
     const turn = runtime.summary?.openTurn;
     if (!turn) throw new Error("bench: no open turn");
-    const problems = store.verifySuffix(turn.startSeq);
+    const problems = verifySuffix(store, turn.startSeq);
     const events = store.readFrom(turn.lastModelRequestSeq ?? turn.startSeq);
     const plan = buildRecoveryPlan(events, () => false);
     const planMs = performance.now() - t0;

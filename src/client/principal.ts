@@ -64,6 +64,14 @@ export class PrincipalClient {
     return this.json("GET", "/v1/tools");
   }
 
+  /**
+   * Starts connecting the caller to an MCP server behind OAuth (docs/API.md#mcp-servers-behind-oauth):
+   * the authorization server's URL to open; its consent ends at `GET /v1/oauth/callback`.
+   */
+  authorizeMcp(server: string): Promise<{ url: string }> {
+    return this.json("POST", `/v1/mcp/${encodeURIComponent(server)}/authorize`);
+  }
+
   /** The deployment's skills and the caller's own (docs/API.md#skills). */
   skills(): Promise<{ skills: SkillInfo[] }> {
     return this.json("GET", "/v1/skills");

@@ -1,4 +1,5 @@
-import { canonical, sha256Hex } from "../log";
+import { canonical } from "../contract/canonical";
+import { sha256Hex } from "../log/hash";
 import type { NeutralMessage, ToolSpec } from "../model/types";
 import { sortedTools } from "./request-view";
 

@@ -1,5 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
-import { canonical, type Event, type EventStore } from "../log";
+import { canonical } from "../contract/canonical";
+import type { Event } from "../contract/event";
+import type { EventStore } from "../log/store";
 import type { NeutralMessage, ToolSpec } from "../model/types";
 import { headMessages, MessageFold, type OffloadMark } from "../projections/model-context";
 

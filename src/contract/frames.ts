@@ -5,6 +5,9 @@ import type { Session } from "./session";
 /** Max UTF-8 bytes of a message text (docs/API.md §2). */
 export const MAX_TEXT_BYTES = 262_144;
 
+/** docs/API.md §2: the largest request body, checked from Content-Length before reading, else while reading. */
+export const MAX_BODY_BYTES = 1_048_576;
+
 export const hasLoneSurrogate = (s: string) =>
   /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 

@@ -19,9 +19,3 @@ export * from "./tools";
 export * from "./trace";
 export * from "./transcript";
 export * from "./work";
-
-/** docs/API.md §2: the largest request body, checked from Content-Length before reading, else while reading. */
-export const MAX_BODY_BYTES = 1_048_576;
-
-/** Approval request ids are minted by the runtime: `apr_` and 24 lowercase hex characters. */
-export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;

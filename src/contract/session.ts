@@ -7,6 +7,9 @@ export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "o
 /** The jurisdictions a session object may be created in, and never leave (Cloudflare added `us` in 2026). */
 export const JURISDICTIONS = ["eu", "fedramp", "us"] as const;
 
+/** Approval request ids are minted by the runtime: `apr_` and 24 lowercase hex characters. */
+export const REQUEST_ID = /^apr_[0-9a-f]{24}$/;
+
 /** An approval rule: calls of `tool` whose args match (every key, any listed value) wait for a human. */
 export type ApprovalRule = { tool: string; match?: Record<string, string[]> };
 

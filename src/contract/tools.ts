@@ -1,7 +1,7 @@
 /** Tools as they cross the wire (docs/API.md#tools): `GET /v1/tools` and the hidden `stateDelta.toolset`. */
 
-/** Where a tool comes from. */
-export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
+/** Where a tool comes from: `a2a:<agent>` is an agent of `A2A_AGENTS` (docs/API.md#a2a-agents). */
+export type ToolSource = "builtin" | "custom" | `mcp:${string}` | `a2a:${string}`;
 
 /** One tool of `GET /v1/tools`; `by-arguments` is a tool whose effect depends on its arguments (`http_fetch`). */
 export type ToolInfo = {

@@ -3,15 +3,14 @@ import { exportStatus } from "../telemetry/export";
 import { auth } from "./auth";
 import { bodyLimitEdge } from "./body";
 import { CHAT_BODY_LIMIT, chatRoutes } from "./chat";
-import { answerError, answerNotFound } from "./errors";
 import { oauthCallbackRoute, oauthRoutes } from "./oauth";
 import { corsEdge, originGuard } from "./origins";
 import { rateLimit } from "./rate-limit";
 import { readRoutes } from "./reads";
-import { sessionLookup } from "./routing";
+import { answerError, answerNotFound, sessionLookup } from "./routing";
 import { sessionRoutes } from "./sessions";
 import { socketRoutes } from "./socket";
-import { toolRoutes } from "./tools";
+import { installListedTools, toolRoutes } from "./tools";
 import { turnRoutes } from "./turns";
 import type { EdgeEnv, EdgeFeature } from "./types";
 
@@ -24,6 +23,7 @@ import type { EdgeEnv, EdgeFeature } from "./types";
 
 export function createApp(features: readonly EdgeFeature[] = []) {
   const app = new Hono<EdgeEnv>();
+  installListedTools(features);
 
   // docs/API.md#sending-traces-to-a-collector: a bad telemetry setting is said here, not fatal.
   app.get("/healthz", (c) =>

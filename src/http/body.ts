@@ -1,5 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
-import { ApiError, MAX_BODY_BYTES } from "../contract";
+import { ApiError } from "../contract/errors";
+import { MAX_BODY_BYTES } from "../contract/frames";
 import type { EdgeContext, EdgeMiddleware } from "./types";
 
 /** docs/API.md §7.2: an early answer first reads and discards up to this much of the body. */

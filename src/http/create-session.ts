@@ -1,6 +1,6 @@
 import { ApiError, type Result } from "../contract";
 import { sessionNamespace } from "../session/namespace";
-import type { Jurisdiction } from "./schemas";
+import type { Jurisdiction } from "./session-options";
 
 /**
  * Creates a session so that it is never unreachable (docs/API.md §2): the id is registered in

@@ -2,9 +2,11 @@
  * OAuth for MCP servers at the edge (docs/API.md#mcp-servers-behind-oauth):
  * `POST /v1/mcp/:server/authorize` → `{ url }` for the caller to open, and
  * `GET /v1/oauth/callback`, unauthenticated (the authorization server redirects a browser there),
- * which finishes it by its `state` alone and answers a small page. Neither answer holds a token.
+ * which finishes it by its `state` alone and answers a small page with a link back to the console.
+ * Neither answer holds a token.
  */
 import { ApiError } from "../contract";
+import { failpoint } from "../runtime/failpoints";
 import { tokenStoreOf } from "../session/token-store";
 import { toolConfigProblem } from "../tools/deployment";
 import { beginAuthorization, finishAuthorization, mcpConfigOf } from "../tools/mcp";
@@ -20,6 +22,7 @@ const depsOf = (env: Env) => {
     secret: (name: string) => (typeof vars[name] === "string" ? (vars[name] as string) : undefined),
     store: tokenStoreOf(env),
     now: Date.now,
+    failpoint: (id: "F20" | "F21") => failpoint(env, id),
   };
 };
 
@@ -64,7 +67,7 @@ export function oauthCallbackRoute(app: EdgeApp): void {
     }
     const done = await finishAuthorization(config.ok ? config.servers : [], state, code, depsOf(c.env));
     if (!done.ok) return page(c, 400, `Not connected: ${done.reason}.`);
-    return page(c, 200, `Connected ${done.server}. You can close this page.`);
+    return page(c, 200, `Connected ${done.server}.`);
   });
 }
 
@@ -72,5 +75,9 @@ function page(c: EdgeContext, status: 200 | 400, text: string): Response {
   const safe = text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
   c.header("cache-control", "no-store");
   c.header("referrer-policy", "no-referrer");
-  return c.html(`<!doctype html><meta charset="utf-8"><title>highwater</title><p>${safe}</p>`, status);
+  // A link back to the console (same origin), where `GET /v1/tools` now lists the server.
+  return c.html(
+    `<!doctype html><meta charset="utf-8"><title>highwater</title><p>${safe}</p><p><a href="/">Return to the console</a></p>`,
+    status,
+  );
 }

@@ -1,12 +1,16 @@
+/**
+ * Routing at the edge: a path's handlers and the 405 for its other methods, the session lookup on
+ * `/v1/sessions/:id/*` (with the adoption of sessions from before owners were in seq 1), and the
+ * one place an error becomes an answer.
+ */
 import type { Handler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { METHOD_NAME_ALL } from "hono/router";
-import { ApiError } from "../contract";
+import { ApiError, type Result, toErrorBody } from "../contract/errors";
 import type { SessionObject } from "../session";
-import { answerError } from "./errors";
-import { adoptingStub } from "./legacy-owner";
+import { drainBody } from "./body";
 import { SESSION_ID } from "./schemas";
-import type { EdgeApp, EdgeEnv, EdgeMiddleware } from "./types";
+import { directoryOf, type EdgeApp, type EdgeContext, type EdgeEnv, type EdgeMiddleware } from "./types";
 
 /**
  * The stub for a session id from a URL, or null for an id this namespace did not mint
@@ -69,4 +73,67 @@ export function sessionLookup(): EdgeMiddleware {
         c.res = await answerError(new ApiError("not_found", r.error.message), c);
     }
   };
+}
+
+/**
+ * The one place an error becomes an answer (hono's `onError` and `notFound`): the body from
+ * the contract's builder, the status from its table. A body the request still carries is
+ * drained first (docs/API.md §7.2), so the client's connection stays usable.
+ */
+export async function answerError(err: unknown, c: EdgeContext): Promise<Response> {
+  await drainBody(c.req.raw);
+  if (!(err instanceof ApiError)) console.error("highwater: internal error", err);
+  const { status, body } = toErrorBody(err);
+  return c.json(body, status);
+}
+
+export function answerNotFound(c: EdgeContext): Promise<Response> {
+  return answerError(new ApiError("not_found", "unknown route"), c);
+}
+
+/*
+ * Sessions written before the owner moved into seq 1 (docs/API.md#upgrades). Such a session's
+ * object holds no owner; the caller's directory, which was the record of ownership then, still
+ * lists it. When the object answers 404 with the `unowned` hint, the Worker asks the caller's
+ * directory once and, if it lists the session, has the object adopt the caller as its owner and
+ * asks again. Only that rare answer costs the extra calls: no other request touches a directory.
+ */
+
+type SessionStub = DurableObjectStub<SessionObject>;
+
+/** A failed Result from an object that holds no owner. */
+export function isUnowned(r: unknown): boolean {
+  const error = (r as Partial<Extract<Result<unknown>, { ok: false }>> | null)?.error;
+  return typeof r === "object" && r !== null && (r as { ok?: unknown }).ok === false && error?.hint === "unowned";
+}
+
+/**
+ * `stub` whose RPCs retry once after adopting the caller, when the caller's directory lists the
+ * session (`listed`: already known, e.g. the listing itself came from that directory).
+ */
+export function adoptingStub(
+  env: Env,
+  stub: SessionStub,
+  id: string,
+  principal: () => string,
+  listed?: boolean,
+): SessionStub {
+  return new Proxy(stub, {
+    get(target, prop) {
+      const methods = target as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+      const value = methods[prop];
+      if (typeof value !== "function") return value;
+      // Called on the stub itself: a stub's method needs its stub as `this`.
+      if (prop === "fetch" || prop === "adoptOwner") return (...args: unknown[]) => methods[prop]!(...args);
+      return async (...args: unknown[]) => {
+        const call = () => methods[prop]!(...args);
+        const first = await call();
+        if (!isUnowned(first)) return first;
+        const who = principal();
+        if (!listed && !(await directoryOf(env, who).has(id))) return first;
+        await target.adoptOwner({ principal: who });
+        return call();
+      };
+    },
+  });
 }

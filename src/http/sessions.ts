@@ -12,9 +12,9 @@ import {
 import type { Session } from "../projections";
 import { readJson } from "./body";
 import { createRegistered, mintSessionId } from "./create-session";
-import { adoptingStub } from "./legacy-owner";
-import { resource } from "./routing";
-import { ListQuery, PatchSession, parseInput, SessionOptions } from "./schemas";
+import { adoptingStub, resource } from "./routing";
+import { ListQuery, parseInput } from "./schemas";
+import { PatchSession, SessionOptions } from "./session-options";
 import { checkToolNames } from "./tools";
 import { callerOf, directoryIdOf, directoryOf, type EdgeApp, type EdgeContext } from "./types";
 

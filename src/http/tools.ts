@@ -1,17 +1,30 @@
 /**
  * `GET /v1/tools` (docs/API.md#tools): what a new session gets now, and the check of a new
  * session's `tools` and approval rules against it. The Worker isolate lists the MCP servers
- * itself, cached 5 minutes like a session object.
+ * itself, cached 5 minutes like a session object; the features' tools from the Worker's vars (an
+ * A2A agent's) are read from those vars.
  */
-import { ApiError, type ToolList } from "../contract";
+import { ApiError, type ToolInfo, type ToolList } from "../contract";
 import { tokenSourceOf } from "../session/token-store";
 import { type AnyTool, staticTools, toolSpecs, validateApprovalRules } from "../tools";
 import { declaredEffect, type McpHub, mcpHubFor } from "../tools/mcp";
 import { mcpToolsFor } from "../tools/mcp/toolset";
 import { resource } from "./routing";
-import type { EdgeApp } from "./types";
+import type { EdgeApp, EdgeFeature } from "./types";
 
 export type ToolListing = ToolList;
+
+let listers: readonly NonNullable<EdgeFeature["listedTools"]>[] = [];
+
+/** Makes the features' `listedTools` those of this isolate's edge (one deployment per isolate, like the static tools). */
+export function installListedTools(features: readonly EdgeFeature[]): void {
+  listers = features.flatMap((f) => (f.listedTools ? [f.listedTools] : []));
+}
+
+/** The features' tools a new session gets now, from the Worker's vars. */
+function listedTools(env: Env): ToolInfo[] {
+  return listers.flatMap((list) => [...list(env as unknown as Record<string, unknown>)]);
+}
 
 /** One hub per principal (an OAuth server lists what that principal's token sees), the last 100 kept. */
 const hubs = new Map<string, McpHub>();
@@ -28,7 +41,7 @@ function hubOf(env: Env, principal: string): McpHub {
   return hub;
 }
 
-/** Every tool a new session may be given: the static tools, then each available MCP server's. */
+/** Every tool a new session may be given: the static tools, each available MCP server's, then the features' listed ones. */
 export async function listTools(env: Env, principal: string): Promise<ToolListing> {
   const registry = staticTools();
   const statics = Object.values(registry) as AnyTool[];
@@ -52,6 +65,7 @@ export async function listTools(env: Env, principal: string): Promise<ToolListin
         description: t.description,
         inputSchema: t.parameters,
       })),
+      ...listedTools(env),
     ],
     unavailable: listing.unavailable,
     servers: listing.servers ?? [],
@@ -60,7 +74,7 @@ export async function listTools(env: Env, principal: string): Promise<ToolListin
 
 /**
  * A new session's `tools` and approval rules name tools of `GET /v1/tools` (400 otherwise). The
- * MCP servers are listed only when a name is not a static tool's; a name of an unavailable server
+ * MCP servers are listed only when a name is neither a static tool's nor a feature's listed one; a name of an unavailable server
  * cannot be checked now and is accepted (its calls answer `tool_unavailable` while it is down).
  */
 export async function checkToolNames(
@@ -68,7 +82,7 @@ export async function checkToolNames(
   principal: string,
   opts: { tools?: string[]; approvals?: { tool: string; match?: Record<string, string[]> }[] },
 ): Promise<void> {
-  const statics = Object.keys(staticTools());
+  const statics = [...Object.keys(staticTools()), ...listedTools(env).map((t) => t.name)];
   const named = [...(opts.tools ?? []), ...(opts.approvals ?? []).map((r) => r.tool)];
   let known = statics;
   const mcp = hubOf(env, principal);

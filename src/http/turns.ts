@@ -1,4 +1,5 @@
-import { ApiError, MAX_TEXT_BYTES, unwrap, utf8Bytes } from "../contract";
+import { ApiError, unwrap } from "../contract/errors";
+import { MAX_TEXT_BYTES, utf8Bytes } from "../contract/frames";
 import type { Parsed } from "../session/reads";
 import { readJson, readNoBody } from "./body";
 import { resource } from "./routing";

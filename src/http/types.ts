@@ -1,4 +1,5 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { ToolInfo } from "../contract";
 import type { Caller, SessionObject } from "../session";
 
 /** What the edge's middleware hands to the routes. */
@@ -37,6 +38,11 @@ export type EdgeFeature = {
   readonly publicRoutes?: (app: EdgeApp) => void;
   /** A problem with the feature's settings in the Worker's vars: every `/v1` request is 503 `not_configured` naming it. */
   readonly configProblem?: (env: Record<string, unknown>) => string | null;
+  /**
+   * The tools the feature gives a new session now that come from the Worker's vars rather than its
+   * static tools (an A2A agent's): listed by `GET /v1/tools`, and a session's `tools` may name them.
+   */
+  readonly listedTools?: (env: Record<string, unknown>) => readonly ToolInfo[];
 };
 
 /** The per-principal directory object: it creates and lists, and is on no other request's path. */

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SqlLike } from "../storage";
+import type { SqlLike } from "../storage/sql";
 
 /** Chunk size: blob rows stay well under the 2 MB SQLite row limit. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;

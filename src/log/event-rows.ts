@@ -1,12 +1,46 @@
 /**
  * One event as a row of the `events` table (docs/design.md#3-storage): how it is written (its
- * time, its columns, payloads over the inline limit moved to the blob store) and read back.
+ * time, its columns, payloads over the inline limit moved to the blob store) and read back; and
+ * its model view, the row `model_view` holds when the model sees it differently.
  */
 import { canonical, canonicalOnce } from "../contract/canonical";
 import { type BlobRef, type Event, eventCallId, eventKind } from "../contract/event";
-import type { SqlLike } from "../storage";
+import type { SqlLike } from "../storage/sql";
 import type { BlobStore } from "./blobs";
-import { INLINE_EVENT_LIMIT } from "./payload";
+
+/** Canonical JSON of an event over this size keeps its large values in the blob store (docs/API.md §3). */
+export const INLINE_EVENT_LIMIT = 512 * 1024;
+
+/** The content payload of an event (what `#externalize` moves first). */
+function payloadOf(e: Pick<Event, "content">): unknown {
+  const c = e.content;
+  if (c?.type === "functionResponse") return c.response;
+  if (c?.type === "functionCall") return c.args;
+  if (c?.type === "text" || c?.type === "thinking") return c.text;
+  return undefined;
+}
+
+/**
+ * True when the payload alone certainly serializes past the inline limit: its strings sum past it
+ * (canonical JSON holds every string at least at its length). Stops counting once past.
+ */
+export function payloadOverLimit(e: Pick<Event, "content">): boolean {
+  const payload = payloadOf(e);
+  // A model's text, the common case, is one string.
+  if (typeof payload === "string") return payload.length > INLINE_EVENT_LIMIT;
+  return stringsPast(payload, INLINE_EVENT_LIMIT) < 0;
+}
+
+/** `left` less the lengths of the strings in `v`, stopping once below zero. */
+function stringsPast(v: unknown, left: number): number {
+  if (typeof v === "string") return left - v.length;
+  if (v === null || typeof v !== "object") return left;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) {
+    left = stringsPast(x, left);
+    if (left < 0) return left;
+  }
+  return left;
+}
 
 export type EventRow = { seq: number; body: string; digest: string };
 
@@ -94,4 +128,40 @@ export function externalize(blobs: BlobStore, event: Omit<Event, "digest">): Omi
     e.actions = { ...e.actions, stateDelta: moved };
   }
   return e;
+}
+
+/** An offloaded tool result, recorded on its functionResponse event as `actions.stateDelta.offload`. */
+export type OffloadMark = { sha256: string; bytes: number; preview: string };
+
+/** The offload mark of a functionResponse event, if its result was archived when it was committed. */
+export function offloadOf(e: Pick<Event, "actions">): OffloadMark | null {
+  const mark = e.actions?.stateDelta?.offload as OffloadMark | undefined;
+  return mark && typeof mark.sha256 === "string" ? mark : null;
+}
+
+/** What the model sees in place of an archived result (docs/API.md §5). */
+export function placeholderFor(tool: string, mark: OffloadMark) {
+  return {
+    offloaded: true as const,
+    tool,
+    bytes: mark.bytes,
+    sha256: mark.sha256,
+    ref: `archive://${mark.sha256}`,
+    preview: mark.preview,
+  };
+}
+
+/**
+ * The model view of an event (docs/design.md §6 "Bounded in bytes"), or null when the model sees the event
+ * as it is. An offloaded result's view holds its placeholder instead of the result, so a context
+ * build never reads or parses the archived bytes; the event itself keeps the whole result
+ * (docs/API.md §7.5). Everything a projection reads besides the response (ids, status, the offload
+ * mark) is kept, so the messages built from the view equal those built from the event.
+ */
+export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event: E): E | null {
+  const c = event.content;
+  if (c?.type !== "functionResponse") return null;
+  const mark = offloadOf(event);
+  if (!mark) return null;
+  return { ...event, content: { ...c, response: placeholderFor(c.name, mark) } };
 }

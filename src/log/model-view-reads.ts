@@ -5,9 +5,8 @@
  */
 import { canonical } from "../contract/canonical";
 import type { Event } from "../contract/event";
-import type { SqlLike } from "../storage";
-import { type EventRow, parseRow } from "./event-rows";
-import { modelViewOf } from "./model-view";
+import type { SqlLike } from "../storage/sql";
+import { type EventRow, modelViewOf, parseRow } from "./event-rows";
 
 /** A page of events as the model saw them; `more` unless it read through its bound. */
 export type ViewPage = { events: Event[]; more: boolean };

@@ -1,13 +1,20 @@
 import { canonical } from "../contract/canonical";
 import type { Event, EventDraft } from "../contract/event";
-import type { SqlLike, SqlValue } from "../storage";
+import type { SqlLike, SqlValue } from "../storage/sql";
 import { BlobStore } from "./blobs";
-import { type EventRow, externalize, insertEvent, nowIso, parseRow, serializeRow } from "./event-rows";
+import {
+  type EventRow,
+  externalize,
+  INLINE_EVENT_LIMIT,
+  insertEvent,
+  modelViewOf,
+  nowIso,
+  parseRow,
+  payloadOverLimit,
+  serializeRow,
+} from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
-import { modelViewOf } from "./model-view";
 import { ModelViewReads, type ViewPage } from "./model-view-reads";
-import { INLINE_EVENT_LIMIT, payloadOverLimit } from "./payload";
-import { chainProblems } from "./verify";
 
 export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
 
@@ -210,12 +217,9 @@ export class EventStore {
     );
   }
 
-  /**
-   * Recomputes the chain from `fromSeq` to the head against the stored digest before it:
-   * the part of the log a recovery projects from, checked in O(suffix).
-   */
-  verifySuffix(fromSeq: number): string[] {
-    return chainProblems(this.digestAt(fromSeq - 1), fromSeq, this.#rows("seq >= ? ORDER BY seq", fromSeq));
+  /** Stored rows from seq `fromSeq` to the head, ascending (what `verifySuffix` in ./verify.ts checks). */
+  rowsFrom(fromSeq: number): EventRow[] {
+    return this.#rows("seq >= ? ORDER BY seq", fromSeq);
   }
 
   /** Stored rows with `after` < seq ≤ `through`, at most `limit`: a chunk of a verification. */

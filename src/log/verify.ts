@@ -1,6 +1,7 @@
 import { type Event, isBlobRef } from "../contract/event";
 import type { BlobStore } from "./blobs";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
+import type { EventStore } from "./store";
 
 export type { VerifyResult } from "../contract/reads";
 
@@ -21,6 +22,14 @@ export function chainProblems(before: string | null, from: number, rows: Iterabl
     expected = row.seq + 1;
   }
   return problems;
+}
+
+/**
+ * Recomputes the chain from `fromSeq` to the head against the stored digest before it:
+ * the part of the log a recovery projects from, checked in O(suffix).
+ */
+export function verifySuffix(store: Pick<EventStore, "digestAt" | "rowsFrom">, fromSeq: number): string[] {
+  return chainProblems(store.digestAt(fromSeq - 1), fromSeq, store.rowsFrom(fromSeq));
 }
 
 /**

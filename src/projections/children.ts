@@ -4,8 +4,8 @@
  * stops of its children. A fold over events, like the rest of the summary. Pure.
  */
 
+import type { Event } from "../contract/event";
 import type { CloseReason } from "../contract/session";
-import type { Event } from "../log";
 
 /** The tool whose response comes from another session's close, not from its own run. */
 export const SPAWN_TOOL = "spawn_session";

@@ -10,7 +10,7 @@ import type { InputAnswer, PendingInput } from "../contract/session";
 export type { InputAnswer, PendingInput } from "../contract/session";
 
 /** A recorded question: the public part, the key the server gave it, and its round's state. */
-export type RecordedInput = PendingInput & { key?: string; requestState?: string };
+export type RecordedInput = PendingInput & { key?: string; requestState?: string; taskId?: string };
 
 /** `stateDelta.inputRequested`, if the event carries a well-formed one. */
 export function inputRequestedOf(e: Event): RecordedInput | null {
@@ -67,7 +67,8 @@ export type RoundInput = { requestId: string; key: string; answer: InputAnswer |
 
 /**
  * The round of questions a call waits on (a 2026-07-28 server's `input_required`): the latest
- * questions recorded for it after its last answered round. The call is made again once every one
+ * questions recorded for it after its last answered round (a task's own question is no round: its
+ * answer goes to the task, docs/API.md#mcp-tasks). The call is made again once every one
  * is answered, with the answers and `requestState`.
  */
 export type CallRound = { inputs: RoundInput[]; requestState?: string; seq: number };
@@ -75,7 +76,7 @@ export type CallRound = { inputs: RoundInput[]; requestState?: string; seq: numb
 /** Adds one event to a call's round (a new question after an answered round starts a new round). */
 export function foldRound(round: CallRound | null, e: Event, callId: string): CallRound | null {
   const asked = inputRequestedOf(e);
-  if (asked && asked.callId === callId && !asked.stream) {
+  if (asked && asked.callId === callId && !asked.stream && asked.taskId === undefined) {
     const fresh = !round || round.inputs.every((i) => i.answer !== null);
     const base: CallRound = fresh
       ? { inputs: [], seq: e.seq, ...(asked.requestState !== undefined ? { requestState: asked.requestState } : {}) }

@@ -1,4 +1,5 @@
-import { type Event, isBlobRef, type OffloadMark, offloadOf, placeholderFor } from "../log";
+import { type Event, isBlobRef } from "../contract/event";
+import { type OffloadMark, offloadOf, placeholderFor } from "../log/event-rows";
 import type { AssistantPart, NeutralMessage, ToolResultPart } from "../model/types";
 
 // The offload mark and its placeholder live with the log's model view, which stores the same placeholder.

@@ -2,7 +2,7 @@
  * Recovery after a restart (docs/API.md#recovery-notices): what was under way, and what the next
  * slice records about it, decided from the log and the `inflight` row alone. Pure.
  */
-import type { Event } from "../log";
+import type { Event } from "../contract/event";
 import { awaitsChild, type CallState, planCall, projectRunState, type RunState } from "./run-state";
 
 /**

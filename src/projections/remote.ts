@@ -9,6 +9,8 @@
  * its first terminal result is recorded once as `stateDelta.lateResult` and reopens nothing.
  */
 import type { Event } from "../contract/event";
+import type { InputAnswer } from "../contract/session";
+import { inputAnsweredOf, inputRequestedOf, type RecordedInput } from "./inputs";
 
 /** One remote task a call started, as recorded. `notify`: sha256 of its notification token, if one was given. */
 export type RemoteRecord = {
@@ -30,6 +32,11 @@ export type RemoteRecord = {
   ask?: { text: string; seq: number };
   /** The first user message of the turn after the ask: the answer to send to the task. */
   answerSeq?: number;
+  /**
+   * The last question the task asked of its own (an MCP task's `input_required`, recorded as
+   * `stateDelta.inputRequested { taskId }`) and its answer (`inputAnswered`) and that answer's seq.
+   */
+  question?: { asked: RecordedInput; answer?: InputAnswer; answerSeq?: number };
 };
 
 export type RemoteState = {
@@ -114,10 +121,36 @@ export function reduceRemote(prev: RemoteState | undefined, e: Event): RemoteSta
         r.ask && r.answerSeq === undefined && r.turnId === e.turnId ? { ...r, answerSeq: e.seq } : r,
       ),
     };
+  next = foldTaskQuestion(next, e);
   const late = e.actions?.stateDelta?.lateResult as { callId?: unknown } | undefined;
   if (late && typeof late.callId === "string")
     next = { ...next, late: next.late.filter((r) => r.callId !== late.callId) };
   return next;
+}
+
+/** A task's own question (`inputRequested` naming its task) and the answer to it. */
+function foldTaskQuestion(s: RemoteState, e: Event): RemoteState {
+  const asked = inputRequestedOf(e);
+  if (asked?.taskId !== undefined) {
+    const mine = (r: RemoteRecord) => r.callId === asked.callId && r.taskId === asked.taskId;
+    return s.waiting.some(mine)
+      ? { ...s, waiting: s.waiting.map((r) => (mine(r) ? { ...r, question: { asked } } : r)) }
+      : s;
+  }
+  const answered = inputAnsweredOf(e);
+  if (!answered) return s;
+  const mine = (r: RemoteRecord) => r.question?.asked.requestId === answered.requestId;
+  if (!s.waiting.some(mine)) return s;
+  const answer: InputAnswer = {
+    action: answered.action,
+    ...(answered.content !== undefined ? { content: answered.content } : {}),
+  };
+  return {
+    ...s,
+    waiting: s.waiting.map((r) =>
+      mine(r) && r.question ? { ...r, question: { ...r.question, answer, answerSeq: e.seq } } : r,
+    ),
+  };
 }
 
 function withoutAsk(r: RemoteRecord): RemoteRecord {

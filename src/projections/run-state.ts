@@ -1,4 +1,4 @@
-import type { Event, ToolEffect } from "../log";
+import type { Event, ToolEffect } from "../contract/event";
 import { SPAWN_TOOL } from "./children";
 import { type CallRound, foldRound } from "./inputs";
 

@@ -1,3 +1,5 @@
+import { canonical } from "../contract/canonical";
+import { type Event, isBlobRef, type TokenUsage } from "../contract/event";
 import type {
   CloseReason,
   PendingApproval,
@@ -6,7 +8,7 @@ import type {
   SessionOptions,
   SessionStatus,
 } from "../contract/session";
-import { canonical, type Event, isBlobRef, sha256Hex, type TokenUsage } from "../log";
+import { sha256Hex } from "../log/hash";
 import type { ModelConfig } from "../model/types";
 import {
   type ChildrenState,

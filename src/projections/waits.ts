@@ -7,7 +7,7 @@
  * kind that plugs in later such as `child`) or `stateDelta.budgetWait`, and ends with the
  * response to its call or with `stateDelta.budgetResume`, or when the turn closes.
  */
-import type { Event } from "../log";
+import type { Event } from "../contract/event";
 
 export type { SessionWait, WaitKind } from "../contract/session";
 

@@ -70,9 +70,10 @@ export class AlarmOwner {
   remoteDue(s: SessionSummary | null, now: number): number | null {
     const wait = s?.openTurn?.wait;
     if (wait?.kind !== "remote") return null;
-    // An answer to the task's question is sent at once.
+    // An answer to the task's question (a message, or an MCP task's own question's) is sent at once.
     const record = s?.remote?.waiting.find((r) => r.waitId === wait.waitId);
-    if (record?.answerSeq !== undefined && this.#answered !== record.answerSeq) return now;
+    const answerSeq = record?.answerSeq ?? record?.question?.answerSeq;
+    if (answerSeq !== undefined && this.#answered !== answerSeq) return now;
     const at = this.#remote?.waitId === wait.waitId ? this.#remote.at : now;
     // A task with a deadline is looked at when it passes, whatever the backoff.
     return record?.deadline !== undefined ? Math.min(at, Math.max(record.deadline, now)) : at;

@@ -3,7 +3,8 @@
  * answers it (a result, an error, a rejection or an interruption). Pure.
  */
 import { argsDigest } from "../contract/digest";
-import { type EventDraft, type ResponseStatus, sha256Hex } from "../log";
+import type { EventDraft, ResponseStatus } from "../contract/event";
+import { sha256Hex } from "../log/hash";
 import { INTERRUPTED_DIRECTIVE } from "../projections/recovery-plan";
 import type { CallState } from "../projections/run-state";
 import { idempotencyKeyFor } from "../tools/keys";

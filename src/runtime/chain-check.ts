@@ -3,7 +3,8 @@
  * that fails verification is never continued (docs/API.md#recovery-notices), the turn fails as
  * `log_corrupt` instead.
  */
-import type { EventStore } from "../log";
+import type { EventStore } from "../log/store";
+import { verifySuffix } from "../log/verify";
 
 type OpenTurn = { startSeq: number };
 
@@ -11,10 +12,10 @@ export class ChainCheck {
   #verified = false;
 
   /** Null once verified or with no turn open, or if the turn's suffix verifies; else what is wrong. */
-  firstDecision(store: Pick<EventStore, "verifySuffix">, turn: OpenTurn | null | undefined): string | null {
+  firstDecision(store: Pick<EventStore, "digestAt" | "rowsFrom">, turn: OpenTurn | null | undefined): string | null {
     if (this.#verified || !turn) return null;
     this.#verified = true;
-    const problems = store.verifySuffix(turn.startSeq);
+    const problems = verifySuffix(store, turn.startSeq);
     return problems.length === 0 ? null : `the log failed verification: ${problems.slice(0, 3).join("; ")}`;
   }
 }

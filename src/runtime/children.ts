@@ -4,8 +4,8 @@
  * other session objects and the outbox's backoff. What the loop does with a spawn (create or
  * re-attach, deliver the outbox) is `child-calls.ts`. Every decision reads the log.
  */
-import type { Result } from "../contract";
-import type { EventDraft } from "../log";
+import type { Result } from "../contract/errors";
+import type { EventDraft } from "../contract/event";
 import type { ModelConfig } from "../model/types";
 import { parseSpawnedBy, SPAWN_TOOL, type SpawnedBy } from "../projections/children";
 import type { CloseReason, SessionOptions } from "../projections/summary";

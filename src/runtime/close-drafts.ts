@@ -3,7 +3,7 @@
  * answers every open call and stops every child still at work, in the close's own block. Pure,
  * like the other draft builders.
  */
-import type { EventDraft } from "../log";
+import type { EventDraft } from "../contract/event";
 import { awaitsChild, type RunState } from "../projections/run-state";
 import { argsDigestOf, type Base, closeDraft, interruptedDraft, rejectedDraft } from "./drafts";
 

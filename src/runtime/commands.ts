@@ -1,10 +1,10 @@
 /**
- * Commands that change a session from outside the loop: create, patch, message, decide, stop, a
- * child's create and report. Each one's decision, then what the runtime does after it: a turn a
- * command opened or moved is decided, and a parked loop is due again.
+ * Commands that change a session from outside the loop: create, patch, decide, stop, a child's
+ * create and report (a message is `message.ts`). Each one's decision, then what the runtime does
+ * after it: a turn a command opened or moved is decided, and a parked loop is due again.
  */
-import { REQUEST_ID } from "../contract";
-import type { EventDraft } from "../log";
+import type { EventDraft } from "../contract/event";
+import { REQUEST_ID } from "../contract/session";
 import type { ModelConfig } from "../model/types";
 import { projectRunState, type RunState } from "../projections/run-state";
 import { type Session, type SessionCreated, withArgsDigest } from "../projections/summary";
@@ -13,7 +13,7 @@ import { failureDrafts, stopDrafts } from "./close-drafts";
 import type { CommandCtx, RuntimeCtx } from "./deps";
 import { rejectedDraft } from "./drafts";
 import { ApiError } from "./errors";
-import { type MessageAnswer, readIdempotentAnswer } from "./idempotency";
+import { appendMessage } from "./message";
 import { patchDelta } from "./patch";
 import { approvalKnown } from "./state";
 
@@ -36,41 +36,6 @@ export function patchSession(
     { author: "user", modelVisibility: "hidden", turnId: s.openTurn?.turnId, actions: { stateDelta: delta } },
   ]);
   return rt.session();
-}
-
-/** A user message: opens a turn or joins the open one (docs/API.md §3 Turns). */
-export function appendMessage(
-  rt: RuntimeCtx,
-  input: { text: string; idempotencyKey?: string; source: string },
-): { answer: MessageAnswer; opened: boolean; repeated: boolean } {
-  const s = rt.require();
-  // An inbox correlationId is recorded like an idempotencyKey (docs/API.md §7.16), scoped by its
-  // source; the commit folds it into the table (docs/API.md#idempotency).
-  if (input.idempotencyKey) {
-    const prior = readIdempotentAnswer(rt.deps.sql, rt.deps.transactionSync, input.source, input.idempotencyKey);
-    if (prior) return { answer: prior, opened: false, repeated: true };
-  }
-  const open = s.openTurn;
-  const turnId = open?.turnId ?? crypto.randomUUID();
-  const runId = open?.runId ?? crypto.randomUUID();
-  let answer: MessageAnswer = { turnId, seq: 0 };
-  rt.commit(
-    [
-      {
-        author: "user",
-        source: input.source,
-        modelVisibility: "visible",
-        turnId,
-        runId,
-        content: { type: "text", text: input.text },
-        ...(input.idempotencyKey ? { actions: { stateDelta: { idempotencyKey: input.idempotencyKey } } } : {}),
-      },
-    ],
-    ([e]) => {
-      answer = { turnId, seq: e!.seq };
-    },
-  );
-  return { answer, opened: !open, repeated: false };
 }
 
 /** Records an approval decision; a reject answers the call at once (no dispatch). */
@@ -160,18 +125,7 @@ function openRunState(rt: RuntimeCtx): RunState {
   }
 }
 
-export type MessageInput = { text: string; idempotencyKey?: string; source: string };
 export type DecideInput = { requestId: string; decision: "approve" | "reject"; reason?: string; argsDigest?: string };
-
-export async function postMessage(rt: CommandCtx, input: MessageInput) {
-  const { answer, opened, repeated } = appendMessage(rt, input);
-  if (repeated) return answer;
-  if (opened) rt.markDecided();
-  // Arm the alarm before anything else can happen: the event and the alarm commit together.
-  await rt.kick();
-  await rt.failpoint("F0");
-  return answer;
-}
 
 export async function decide(rt: CommandCtx, input: DecideInput): Promise<Session> {
   decideApproval(rt, input);

@@ -1,5 +1,5 @@
 /** What every runtime draft carries: its turn and run, and the invocation it belongs to. */
-import type { EventDraft } from "../log";
+import type { EventDraft } from "../contract/event";
 
 export type Base = { turnId: string; runId: string };
 export type Ids = Base & { invocationId?: string };

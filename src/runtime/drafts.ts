@@ -2,7 +2,7 @@
  * Draft builders for every event the runtime appends. Pure: ids, clock values and the plan are
  * passed in, so each is table-tested in Node with hand-written logs.
  */
-import type { EventDraft } from "../log";
+import type { EventDraft } from "../contract/event";
 import type { RecoveryPlan, RunState } from "../projections";
 import { interruptedDraft } from "./call-drafts";
 import { type Base, hidden } from "./draft-base";

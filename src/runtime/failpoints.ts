@@ -32,7 +32,11 @@ export type FailpointId =
   /** A channel's post of a report is stored in its outbox, not yet sent to the platform. */
   | "F18"
   /** A turn closed and its answer's report is stored in the session, not yet handed to the channel. */
-  | "F19";
+  | "F19"
+  /** An MCP OAuth callback exchanged its code for tokens, the grant not yet stored. */
+  | "F20"
+  /** An MCP OAuth refresh answered by the authorization server, the new tokens not yet stored. */
+  | "F21";
 
 export type FailpointEnv = { HW_FAILPOINT?: string; HW_FAILPOINT_URL?: string };
 

@@ -15,7 +15,7 @@ import { ApiError } from "./errors";
 
 export const INPUT_ID = /^inp_[0-9a-f]{24}$/;
 
-function newInputId(): string {
+export function newInputId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return `inp_${[...bytes].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
@@ -25,7 +25,7 @@ export function serverOf(source: string | undefined, name: string): string {
   return source?.startsWith("mcp:") ? source.slice(4) : name;
 }
 
-function questionDelta(q: McpQuestion): Pick<PendingInput, "message" | "schema" | "url"> {
+export function questionDelta(q: McpQuestion): Pick<PendingInput, "message" | "schema" | "url"> {
   return q.mode === "url" ? { message: q.message, url: q.url } : { message: q.message, schema: q.schema };
 }
 
@@ -123,7 +123,7 @@ export function inputKnown(sql: SqlLike, requestId: string): boolean {
 }
 
 /** The question as the server asked it, for checking an answer. */
-function questionOfPending(p: PendingInput): McpQuestion {
+export function questionOfPending(p: PendingInput): McpQuestion {
   return p.url !== undefined
     ? { mode: "url", message: p.message, url: p.url }
     : { mode: "form", message: p.message, schema: p.schema ?? { type: "object", properties: {} } };
@@ -165,6 +165,8 @@ export function answerInput(rt: RuntimeCtx, requestId: string, answer: InputAnsw
 /** The answer command: recorded, then a parked loop goes on (a round fully answered is sent again). */
 export async function answer(rt: CommandCtx, requestId: string, input: InputAnswer): Promise<Session> {
   answerInput(rt, requestId, input);
+  // A task's own question: its answer is sent at the next poll, which is due now (./remote-asks.ts).
+  if (rt.summary?.remote?.waiting.some((r) => r.question?.asked.requestId === requestId)) await rt.kick();
   const state = projectRunState(rt.turnSuffix());
   if (state.calls.some((c) => c.input?.inputs.every((i) => i.answer !== null))) {
     rt.markDecided();

@@ -3,7 +3,8 @@
  * answer with the calls it makes. Pure.
  */
 import { requestDigest as viewRequestDigest } from "../context/request-digest";
-import { type EventDraft, sha256Hex } from "../log";
+import type { EventDraft } from "../contract/event";
+import { sha256Hex } from "../log/hash";
 import type { FinishReason, ModelPart, NeutralMessage, ToolSpec } from "../model/types";
 import { type Base, hidden, type Ids } from "./draft-base";
 import type { AttemptFailure } from "./retry";

@@ -12,6 +12,7 @@ import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, 
 import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
 import type { Base } from "./draft-base";
+import { recordAsk, recordTaskQuestion, taskAnswerOf } from "./remote-asks";
 import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft, timedOut } from "./remote-drafts";
 import { writeInflight } from "./state";
 import { callSecrets } from "./tool-secrets";
@@ -107,7 +108,8 @@ function remoteToolOf(rt: RuntimeCtx, record: RemoteRecord): ToolDefinition<unkn
 async function ask(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
   const tool = remoteToolOf(rt, record);
   if (!tool?.remote) return null;
-  const ctx = remoteContext(rt, record.callId);
+  const answered = taskAnswerOf(record);
+  const ctx = { ...remoteContext(rt, record.callId), ...(answered ? { taskAnswer: answered } : {}) };
   try {
     const status = await tool.remote.poll(record.taskId, ctx);
     return { ...status, response: redactSecrets(status.response, ctx.values()) } as RemoteTaskStatus;
@@ -164,13 +166,14 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
   const due = owner.remoteDue(s ?? null, rt.now());
   if (!record || due === null || due > rt.now()) return false;
   if (record.deadline !== undefined && rt.now() >= record.deadline) return timeOut(rt, owner, record);
-  owner.remotePolled(record.waitId, rt.now(), record.answerSeq);
+  owner.remotePolled(record.waitId, rt.now(), record.answerSeq ?? record.question?.answerSeq);
   await rt.arm();
   const answered = record.answerSeq !== undefined ? await sendAnswer(rt, record) : null;
   const status = answered && isTerminal(answered.state) ? answered : await ask(rt, record);
   if (!status) return false;
   if (status.state === "input-required") {
-    recordAsk(rt, record, status);
+    if (status.question) recordTaskQuestion(rt, record, status.question, record.question?.answerSeq);
+    else recordAsk(rt, record, status);
     return false;
   }
   if (!(await recordRemoteStatus(rt, record, status))) return false;
@@ -185,30 +188,6 @@ async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord):
   if (!(await recordRemoteStatus(rt, record, timedOut(record)))) return false;
   owner.kick();
   return true;
-}
-
-/**
- * A task that asks for input (docs/API.md#a2a-agents): the question is recorded once
- * (`stateDelta.remoteInput`), and the open turn's wait says what is asked until it is answered.
- */
-function recordAsk(rt: RuntimeCtx, record: RemoteRecord, status: RemoteTaskStatus): void {
-  const question = status.message ?? "the remote task asks for input";
-  const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
-  const turn = rt.summary?.openTurn;
-  if (!current || !turn || current.ask?.text === question || current.answerSeq !== undefined) return;
-  rt.commit([
-    {
-      author: "runtime",
-      modelVisibility: "hidden",
-      turnId: turn.turnId,
-      runId: turn.runId,
-      actions: {
-        stateDelta: {
-          remoteInput: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, ask: question },
-        },
-      },
-    },
-  ]);
 }
 
 /**

@@ -3,7 +3,7 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
-import type { Event, EventDraft } from "../log";
+import type { Event, EventDraft } from "../contract/event";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
@@ -18,7 +18,7 @@ import type { AlarmDues } from "./alarm";
 import { AlarmOwner } from "./alarm-owner";
 import { ChainCheck } from "./chain-check";
 import type { ChildReport, ChildSpawn } from "./children";
-import type { DecideInput, MessageInput } from "./commands";
+import type { DecideInput } from "./commands";
 import * as commands from "./commands";
 import { DeltaBuffer } from "./delta-buffer";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "./deps";
@@ -27,12 +27,12 @@ import { type FailpointId, failpoint, haltedAtFailpoint } from "./failpoints";
 import type { RuntimeFeature, TurnBase } from "./feature";
 import { beforeTurnDrafts, deliverFeatures, FeatureContext, featuresDeniedHosts } from "./feature-hooks";
 import { answer as answerInputCommand } from "./inputs";
+import { type MessageInput, postMessage } from "./message";
 import { PrefixCache } from "./prefix-cache";
 import { RemoteCancels, remoteNotice } from "./remote";
 import { DEFAULT_POLICY, type RuntimePolicy } from "./retry";
 import { SliceRunner } from "./slice-runner";
-import { loadSummary } from "./state";
-import { cacheWrites, foldSummary, sameOutside, sessionChanged } from "./summary-cache";
+import { cacheWrites, foldSummary, loadSummary, sameOutside, sessionChanged } from "./summary-cache";
 import { systemPrompt } from "./system-prompt";
 import { TurnSuffix } from "./turn-suffix";
 import { TurnTools } from "./turn-tools";
@@ -199,7 +199,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly create = (input: SessionCreated): Session => commands.createSession(this, input);
   readonly patch = (input: { title?: string | null; model?: ModelConfig; maxModelCallsPerTurn?: number }): Session =>
     commands.patchSession(this, input);
-  readonly postMessage = (input: MessageInput) => commands.postMessage(this, input);
+  readonly postMessage = (input: MessageInput) => postMessage(this, input);
   readonly decide = (input: DecideInput): Promise<Session> => commands.decide(this, input);
   readonly resume = (input: ResumeInput): Promise<{ seq: number }> => resume(this, input);
   /** A person's answer to a question of a tool's server (docs/API.md#questions-from-mcp-servers). */

@@ -134,7 +134,7 @@ export class TurnTools {
       ...(spec.task && hub
         ? {
             remote: {
-              poll: (taskId, ctx) => hub.pollTask(spec.server, taskId, ctx.signal),
+              poll: (taskId, ctx) => hub.pollTask(spec.server, taskId, ctx.signal, ctx.taskAnswer),
               cancel: (taskId, ctx) => hub.cancelTask(spec.server, taskId, ctx.signal),
             },
           }

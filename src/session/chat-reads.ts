@@ -5,7 +5,7 @@
  */
 import { ApiError } from "../contract";
 import type { Event, EventStore } from "../log";
-import { readIdempotentAnswer } from "../runtime/idempotency";
+import { readIdempotentAnswer } from "../runtime/message";
 import type { SqlLike } from "../storage";
 import type { Parsed } from "./reads";
 

@@ -9,11 +9,9 @@ import { type ModelConfig, mergeModel } from "../model";
 import type { InputAnswer, Session, SessionOptions } from "../projections";
 import { approvalKnown, inputKnown } from "../runtime";
 import type { ChildSpawn } from "../runtime/children";
-import type { Admitted } from "./admission";
+import { type Admitted, ownerHash, rememberPrincipal } from "./admission";
 import { lastModelCallSeq, lastUserMessageSeqs } from "./chat-reads";
-import { ownerHash } from "./ownership";
 import type { Parsed } from "./reads";
-import { rememberPrincipal } from "./tickets";
 
 export type DecisionInput = { decision: "approve" | "reject"; reason?: string; argsDigest?: string };
 

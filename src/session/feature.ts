@@ -6,8 +6,7 @@
 import type { Session } from "../projections";
 import type { RuntimeFeature } from "../runtime/feature";
 import type { SessionRuntime } from "../runtime/session-runtime";
-import type { Admitted } from "./admission";
-import type { Caller } from "./ownership";
+import type { Admitted, Caller } from "./admission";
 
 /** One operation: what an admitted call works with, and the input the edge validated. */
 // biome-ignore lint/suspicious/noExplicitAny: each operation declares its own input

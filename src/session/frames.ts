@@ -2,7 +2,9 @@
  * A client's WebSocket frame (docs/API.md §4), checked before it reaches the session: size, JSON,
  * schema and text limit. An invalid frame becomes an `error` frame built like every error body.
  */
-import { ClientFrame, describeIssues, errorFrame, MAX_TEXT_BYTES, utf8Bytes } from "../contract";
+
+import { errorFrame } from "../contract/errors";
+import { ClientFrame, describeIssues, MAX_TEXT_BYTES, utf8Bytes } from "../contract/frames";
 
 const MAX_FRAME_BYTES = 1_048_576;
 

@@ -1,5 +1,5 @@
+export { type Caller, ownerHash } from "./admission";
 export { DirectoryObject } from "./directory-object";
-export { type Caller, ownerHash } from "./ownership";
 export { SessionObject } from "./session-object";
 export { isCatchingUp, pumpSocket, REPLAY_PAGE, replaySocket, type SocketAttachment } from "./sockets";
 export { TokenObject } from "./token-object";

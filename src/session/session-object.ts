@@ -1,21 +1,21 @@
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, asResult, type Result } from "../contract";
+import { ApiError, asResult, type Result } from "../contract/errors";
 import { createConfiguredProvider, type ModelConfig, type ModelProvider } from "../model";
 import type { InputAnswer, Session } from "../projections";
 import type { ChildReport, ChildSpawn } from "../runtime/children";
 import type { RemoteNotice } from "../runtime/remote";
 import { readTurnTrace, traceExportDue } from "../telemetry/outbox";
-import { type Admitted, admit, adoptOnce } from "./admission";
+import { type Admitted, admit, adoptOnce, type Caller, ownerPrincipal } from "./admission";
 import { type ChatEventsPage, type ChatWindow, type ChatWindowQuery, chatEventsPage, chatWindow } from "./chat-reads";
 import { refuseBarred, stopFromParent } from "./children-rpc";
 import type { ChatTurn, CreateInput, DecisionInput } from "./commands";
 import * as commands from "./commands";
 import { type Creation, creationsOf, type ObjectFeature, type Operation, operationsOf } from "./feature";
-import type { Caller } from "./ownership";
 import type { Parsed } from "./reads";
 import * as reads from "./reads";
-import { acceptSocket, answerFrame, broadcast, readUpgrade, sendAll } from "./socket-rpc";
-import { mintTicket, ownerPrincipal, ticketHolder } from "./tickets";
+import { acceptSocket, answerFrame, readUpgrade } from "./socket-rpc";
+import { broadcast, sendAll } from "./sockets";
+import { mintTicket, ticketHolder } from "./tickets";
 import { collectorOf, exportTraces, type TraceExporter } from "./traces";
 import { isWritten, type Opened, openSession } from "./wiring";
 

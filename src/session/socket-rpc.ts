@@ -1,17 +1,16 @@
 /**
  * The object's WebSocket side (docs/API.md#live-updates-over-a-websocket): the upgrade of an
- * admitted caller, a client frame answered through the same RPC path as HTTP, and the frames
- * every socket gets after a commit or a streamed delta.
+ * admitted caller and a client frame answered through the same RPC path as HTTP (the frames every
+ * socket gets after a commit or a streamed delta: `sockets.ts`).
  */
-import { ApiError, type ClientFrame, errorBody, type Result } from "../contract";
-import type { Session } from "../projections";
-import type { Admitted } from "./admission";
+import { ApiError, errorBody, type Result } from "../contract/errors";
+import type { ClientFrame } from "../contract/frames";
+import type { Admitted, Caller } from "./admission";
 import type { DecisionInput } from "./commands";
 import { readClientFrame } from "./frames";
-import type { Caller } from "./ownership";
 import { admitRate } from "./rate";
 import type { Parsed } from "./reads";
-import { isCatchingUp, noteSkippedSession, pumpSocket, replaySocket, type SocketAttachment } from "./sockets";
+import { replaySocket, type SocketAttachment } from "./sockets";
 import { consumeTicket } from "./tickets";
 
 /** What the Worker passed on at the upgrade, after it checked auth, origin and the `after` shape. */
@@ -111,33 +110,6 @@ function callFor(calls: FrameCalls, caller: Caller, frame: ClientFrame): Promise
     ...(argsDigest !== undefined ? { argsDigest } : {}),
   };
   return calls.decide(caller, frame.requestId, { ok: true, value });
-}
-
-/** After a commit: each live socket gets the events past its cursor, and the session if it changed. */
-export function broadcast(sockets: WebSocket[], store: Admitted["store"], session: Session | null): void {
-  for (const ws of sockets) {
-    try {
-      // A socket still replaying gets these events from its replay, and the session once caught up.
-      if (isCatchingUp(ws)) {
-        if (session) noteSkippedSession(ws);
-        continue;
-      }
-      pumpSocket(ws, store);
-      if (session) ws.send(JSON.stringify({ type: "session", session }));
-    } catch {
-      // A socket that cannot take a frame is closing; it catches up from its cursor on reconnect.
-    }
-  }
-}
-
-export function sendAll(sockets: WebSocket[], frame: string): void {
-  for (const ws of sockets) {
-    try {
-      ws.send(frame);
-    } catch {
-      // closing
-    }
-  }
 }
 
 export function errorResponse(code: ConstructorParameters<typeof ApiError>[0], message: string): Response {

@@ -1,4 +1,10 @@
-import type { EventStore } from "../log";
+/**
+ * The frames a session's sockets are sent (docs/API.md#live-updates-over-a-websocket): each
+ * committed event once and in order, from a live pump after every commit or a paged replay of a new
+ * socket's backlog; a `session` frame when the summary changed; the streamed deltas.
+ */
+import type { EventStore } from "../log/store";
+import type { Session } from "../projections/summary";
 
 /**
  * What a hibernating socket remembers: whose it is, the last seq it was sent and the
@@ -82,5 +88,32 @@ export async function replaySocket(
     }
   } finally {
     catchingUp.delete(ws);
+  }
+}
+
+/** After a commit: each live socket gets the events past its cursor, and the session if it changed. */
+export function broadcast(sockets: WebSocket[], store: Rows, session: Session | null): void {
+  for (const ws of sockets) {
+    try {
+      // A socket still replaying gets these events from its replay, and the session once caught up.
+      if (isCatchingUp(ws)) {
+        if (session) noteSkippedSession(ws);
+        continue;
+      }
+      pumpSocket(ws, store);
+      if (session) ws.send(JSON.stringify({ type: "session", session }));
+    } catch {
+      // A socket that cannot take a frame is closing; it catches up from its cursor on reconnect.
+    }
+  }
+}
+
+export function sendAll(sockets: WebSocket[], frame: string): void {
+  for (const ws of sockets) {
+    try {
+      ws.send(frame);
+    } catch {
+      // closing
+    }
   }
 }

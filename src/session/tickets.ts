@@ -1,10 +1,10 @@
 /**
- * Single-use WebSocket tickets (docs/API.md §2: 60 s, this session only) and the object's own
- * record of its owner's principal, in the object's storage. A ticket is opaque: 256 random
+ * Single-use WebSocket tickets (docs/API.md §2: 60 s, this session only), in the object's
+ * storage (the owner's principal: `admission.ts`). A ticket is opaque: 256 random
  * bits that say nothing about the token or the principal (tickets travel in URLs, which
  * proxies log); the object stores only its sha256, beside the principal it was minted for.
  */
-import { sha256Hex } from "../log";
+import { sha256Hex } from "../log/hash";
 
 const TICKET_TTL_MS = 60_000;
 
@@ -46,31 +46,4 @@ export function consumeTicket(sql: SqlStorage, ticket: string, principal: string
   if (!row) return false;
   sql.exec("DELETE FROM tickets WHERE hash = ?", hash);
   return row.principal === principal && row.expires_at >= now;
-}
-
-/**
- * The principal that owns this session, kept in the object's own storage (never in the log or
- * an export, where only its owner hash appears) so that the children it spawns are its too.
- */
-export function rememberPrincipal(sql: SqlStorage, principal: string) {
-  sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('owner_principal', ?)", principal);
-}
-
-/**
- * The owner hash of a session written before the owner moved into seq 1, once its principal's
- * directory vouched for it (docs/API.md#upgrades). A cache of the directory: never in the log.
- */
-export function adoptedOwner(sql: SqlStorage): string | null {
-  const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'adopted_owner'").toArray()[0];
-  return row?.value ?? null;
-}
-
-export function adoptOwner(sql: SqlStorage, owner: string, principal: string) {
-  sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('adopted_owner', ?)", owner);
-  rememberPrincipal(sql, principal);
-}
-
-export function ownerPrincipal(sql: SqlStorage): string | null {
-  const row = sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'owner_principal'").toArray()[0];
-  return row?.value ?? null;
 }

@@ -3,6 +3,7 @@
  * one object per principal, one for the deployment (client credentials and pending
  * authorizations, which the unauthenticated callback finds by `state` alone).
  */
+import { failpoint } from "../runtime/failpoints";
 import type { McpTokenSource } from "../tools/mcp/client";
 import type { McpServerConfig } from "../tools/mcp/config";
 import { accessToken, DEPLOYMENT_OWNER, forgetGrant, type McpTokenStore, NeedsAuthorization } from "../tools/mcp/oauth";
@@ -27,7 +28,13 @@ export function tokenStoreOf(env: Env): McpTokenStore {
 export function tokenSourceOf(env: Env, principal: () => string | null, fetchFn: typeof fetch): McpTokenSource {
   const vars = env as unknown as Record<string, unknown>;
   const secret = (name: string) => (typeof vars[name] === "string" ? (vars[name] as string) : undefined);
-  const deps = () => ({ fetch: fetchFn, secret, store: tokenStoreOf(env), now: Date.now });
+  const deps = () => ({
+    fetch: fetchFn,
+    secret,
+    store: tokenStoreOf(env),
+    now: Date.now,
+    failpoint: (id: "F20" | "F21") => failpoint(env, id),
+  });
   // One lookup (and refresh) at a time per server: the SDK sends requests side by side, and a
   // refresh token used twice is refused by servers that rotate them.
   const inFlight = new Map<string, Promise<string>>();

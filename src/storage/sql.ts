@@ -1,3 +1,5 @@
+import type { ZodType } from "zod";
+
 /** A value SQLite can bind. */
 export type SqlValue = string | number | null | ArrayBuffer | Uint8Array;
 
@@ -28,4 +30,26 @@ export function run(sql: SqlLike) {
   return (strings: TemplateStringsArray, ...values: SqlValue[]): void => {
     sql.exec(strings.join("?"), ...values).toArray();
   };
+}
+
+/** A small keyed row of the `meta` table (migrations/0001), or null. */
+export function readMeta(sql: SqlLike, key: string): string | null {
+  return rows<{ value: string }>(sql)`SELECT value FROM meta WHERE key = ${key}`[0]?.value ?? null;
+}
+
+/** Writes a `meta` row, as JSON. */
+export function writeMeta(sql: SqlLike, key: string, value: unknown) {
+  run(sql)`INSERT INTO meta (key, value) VALUES (${key}, ${JSON.stringify(value)})
+    ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+}
+
+/** JSON read back from SQLite, checked by `schema`; null when absent, unparsable or of another shape. */
+export function parseJson<T>(schema: ZodType<T>, text: string | null): T | null {
+  if (text === null) return null;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }

@@ -54,6 +54,8 @@ export type RemoteTaskStatus = {
   message?: string;
   /** `completed`, but what it answered is an error outcome (an MCP tool result with `isError`). */
   error?: true;
+  /** `input-required` of an MCP task: the question it asks (docs/API.md#mcp-tasks), answered as an elicitation. */
+  question?: McpQuestion;
 };
 
 /**
@@ -113,10 +115,12 @@ export type ToolContext = {
   input?: CallInput;
   /** Asks a person a question while the call runs (recorded in the log) and waits for the answer. */
   ask?: (question: McpQuestion) => Promise<McpAnswer>;
+  /** A poll of a task that asked a question of its own: the question last recorded and its answer. */
+  taskAnswer?: { question: McpQuestion; answer: McpAnswer };
 };
 
 /** Where a tool comes from (docs/API.md#tools): absent on a definition means `"builtin"`. */
-export type ToolSource = "builtin" | "custom" | `mcp:${string}`;
+export type ToolSource = "builtin" | "custom" | `mcp:${string}` | `a2a:${string}`;
 
 export interface ToolDefinition<I = unknown> {
   name: string;

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catchUpWork, listRuns } from "../../src/features/work/cache";
-import { type EventDraft, EventStore } from "../../src/log";
+import { type EventDraft, EventStore, verifySuffix } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { runtimeOn as freshRuntime } from "./runtime-on";
@@ -128,7 +128,7 @@ describe("a commit is atomic without a savepoint of its own", () => {
       };
       // The next commit takes the seq the failed one would have had, and the chain verifies.
       const [next] = runtime.commit([answer(2)]);
-      return { ...after, nextSeq: next?.seq, problems: store.verifySuffix(1) };
+      return { ...after, nextSeq: next?.seq, problems: verifySuffix(store, 1) };
     });
     expect(out).toEqual({ thrown: "boom", events: 0, probe: 0, head: 1, nextSeq: 2, problems: [] });
   });
@@ -164,7 +164,7 @@ describe("a commit is atomic without a savepoint of its own", () => {
         nextSeq: next?.seq,
         events: count(state, "events"),
         probe: state.storage.sql.exec("SELECT 1 FROM meta WHERE key = 'probe'").toArray().length,
-        problems: store.verifySuffix(1),
+        problems: verifySuffix(store, 1),
       };
     });
     expect(out).toEqual({ a: "in prepare", b: "in writes", nextSeq: 2, events: 2, probe: 0, problems: [] });

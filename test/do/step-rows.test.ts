@@ -9,6 +9,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { verifySuffix } from "../../src/log";
 import type { ModelConfig, ModelPart, ModelProvider } from "../../src/model/types";
 import { applyMigrations, type SqlLike } from "../../src/storage";
 import { runtimeOn } from "./runtime-on";
@@ -65,7 +66,7 @@ function turnRows(toolAnswers: number, callsPerAnswer: number) {
     return {
       rows: cursors.reduce((n, c) => n + c.rowsWritten, 0),
       events: store.head().highWater,
-      problems: store.verifySuffix(1),
+      problems: verifySuffix(store, 1),
     };
   });
 }

@@ -1,12 +1,14 @@
 /**
  * `<hw-create-form>`: starts a session. The tools it lists, each with its source and effect,
  * are `GET /v1/tools` (docs/API.md#tools): approval rules are picked from them. A server
- * without that route gets the built-in names.
+ * without that route gets the built-in names. MCP servers it lists as unavailable are shown
+ * with a "Connect" button when they need the user's authorization (`<hw-mcp-connect>`).
  */
 import { html, LitElement, nothing } from "lit";
-import type { HighwaterClient, ProviderInfo, SessionOptions, ToolInfo } from "../../src/client";
+import type { HighwaterClient, ProviderInfo, SessionOptions, ToolInfo, ToolList } from "../../src/client";
 import { JURISDICTIONS, LOCATION_HINTS } from "../../src/contract/session";
 import { errorText } from "./format";
+import "./mcp-connect";
 import { handleAuth, navigate, saveDraft } from "./shell";
 
 const DEMO_TASK = "Draft the release notes for version two";
@@ -81,6 +83,7 @@ class HwCreateForm extends LitElement {
     form: { state: true },
     providers: { state: true },
     tools: { state: true },
+    unavailable: { state: true },
     error: { state: true },
     creating: { state: true },
   };
@@ -88,6 +91,7 @@ class HwCreateForm extends LitElement {
   declare form: Form;
   declare providers: ProviderInfo[] | null;
   declare tools: Pick<ToolInfo, "name" | "source" | "effect">[] | null;
+  declare unavailable: ToolList["unavailable"];
   declare error: string;
   declare creating: boolean;
   #draft: string | undefined;
@@ -97,6 +101,7 @@ class HwCreateForm extends LitElement {
     this.form = emptyForm();
     this.providers = null;
     this.tools = null;
+    this.unavailable = [];
     this.error = "";
     this.creating = false;
   }
@@ -122,7 +127,9 @@ class HwCreateForm extends LitElement {
       },
     );
     try {
-      this.tools = (await this.client.tools()).tools;
+      const listed = await this.client.tools();
+      this.tools = listed.tools;
+      this.unavailable = listed.unavailable ?? [];
     } catch (err) {
       if (handleAuth(this, err)) return;
       // An older server (404) or none listed: the built-ins, whose effects the server decides.
@@ -208,6 +215,7 @@ class HwCreateForm extends LitElement {
       <fieldset class="tools">
         <legend>Tools: ask me before</legend>
         ${this.tools === null ? html`<p class="muted">Loading the tools…</p>` : nothing}
+        <hw-mcp-connect .client=${this.client} .unavailable=${this.unavailable}></hw-mcp-connect>
         <div class="row checks">
           ${(this.tools ?? []).map(
             (t) => html`<label class="check" data-tool=${t.name}><input

@@ -38,6 +38,8 @@ export class SessionFold {
   readonly #calls = new Map<string, CallInfo>();
   readonly #open = new Map<string, Span>();
   #sources = new Map<string, ToolSource>();
+  /** The A2A agents' tools of the latest recorded `stateDelta.a2aAgents`: `<name>__send` → `a2a:<name>`. */
+  #agents = new Map<string, ToolSource>();
   #turn: Span | null = null;
 
   get items(): readonly TranscriptItem[] {
@@ -53,9 +55,9 @@ export class SessionFold {
     return this.#calls.get(callId);
   }
 
-  /** Where a tool comes from: the latest recorded toolset's entry for its name, else a built-in. */
+  /** Where a tool comes from: the latest recorded toolset's entry for its name, an A2A agent's, else a built-in. */
   source(tool: string): ToolSource {
-    return this.#sources.get(tool) ?? "builtin";
+    return this.#sources.get(tool) ?? this.#agents.get(tool) ?? "builtin";
   }
 
   /** Folds one event; events must come in seq order, each once. Returns whether anything changed. */
@@ -70,6 +72,9 @@ export class SessionFold {
 
     const toolset = delta.toolset as Toolset | undefined;
     if (toolset) this.#sources = new Map(toolset.tools.map((x) => [x.name, x.source]));
+    const agents = delta.a2aAgents as { agents?: { name: string }[] } | undefined;
+    if (Array.isArray(agents?.agents))
+      this.#agents = new Map(agents.agents.map((x) => [`${x.name}__send`, `a2a:${x.name}` as const]));
     if (c?.type === "text" && e.author === "user" && e.turnId && !this.#turn) {
       this.#turn = { kind: "turn", key: `turn:${e.turnId}`, label: c.text.slice(0, 80), start: t, seq: e.seq };
       this.#turn.turnId = e.turnId;

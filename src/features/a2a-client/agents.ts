@@ -7,9 +7,11 @@
  * and cancelled with `CancelTask`.
  */
 import { z } from "zod";
+import type { ToolInfo } from "../../contract";
 import { canonical, type EventDraft, sha256Hex } from "../../log";
 import type { TurnPort } from "../../runtime/feature";
 import { remoteAnswer } from "../../runtime/remote-drafts";
+import { toolSpecs } from "../../tools";
 import type { RemoteTaskPort, ToolContext, ToolDefinition, ToolResult } from "../../tools/types";
 import { clientFor, isTask, sendText } from "./client";
 import { type A2aAgent, a2aConfigOf } from "./config";
@@ -61,6 +63,21 @@ export function agentTools(slice: unknown): ToolDefinition<unknown>[] {
   return (s?.agents ?? []).map((a) => sendTool(a) as ToolDefinition<unknown>);
 }
 
+/** The configured agents' tools as `GET /v1/tools` lists them: source `a2a:<name>`, the agent's effect. */
+export function listedAgentTools(env: Record<string, unknown>): ToolInfo[] {
+  const config = a2aConfigOf(env);
+  if (!config.ok) return [];
+  const tools = config.agents.map((a) => sendTool({ name: a.name, effect: a.effect }));
+  const specs = toolSpecs(tools as ToolDefinition<unknown>[]);
+  return tools.map((t, i) => ({
+    name: t.name,
+    source: t.source ?? "builtin",
+    effect: config.agents[i]!.effect,
+    description: t.description,
+    inputSchema: specs[i]!.parameters,
+  }));
+}
+
 function configured(name: string, env: Record<string, unknown> | undefined): A2aAgent | null {
   const config = a2aConfigOf(env ?? {});
   return config.ok ? (config.agents.find((a) => a.name === name) ?? null) : null;
@@ -98,6 +115,7 @@ function sendTool(recorded: RecordedAgent): ToolDefinition<z.infer<typeof SendAr
   };
   return {
     name: `${name}__send`,
+    source: `a2a:${name}`,
     description: `Send a message to the remote agent "${name}" (A2A) and wait for its answer; the run waits until the agent's task ends.`,
     input: SendArgs,
     effect: () => recorded.effect,

@@ -6,7 +6,7 @@
 
 import { MIN_SECRET_CHARS } from "../../tools/secrets";
 import type { Feature } from "../types";
-import { agentTools, foldAgents, recordAgents } from "./agents";
+import { agentTools, foldAgents, listedAgentTools, recordAgents } from "./agents";
 import { a2aConfigOf, a2aHosts, a2aSecretNames } from "./config";
 import { notifyRoutes } from "./routes";
 
@@ -26,6 +26,7 @@ export const a2aClient: Feature = {
     return null;
   },
   deniedHosts: a2aHosts,
+  listedTools: listedAgentTools,
   fold: foldAgents,
   beforeTurn: recordAgents,
   context: (view) => {

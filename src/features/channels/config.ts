@@ -4,7 +4,7 @@
  * naming the entry (never a value) come out.
  */
 import { z } from "zod";
-import { ApprovalRule } from "../../http/schemas";
+import { ApprovalRule } from "../../http/session-options";
 import { secretRefsIn } from "../../tools/secrets";
 
 const SECRET_REF = z.string().regex(/^\{\{secret:[A-Za-z_][A-Za-z0-9_]{0,127}\}\}$/, "must be {{secret:NAME}}");

@@ -4,7 +4,7 @@
  * reply carries more than one page, however many results the parent archived.
  */
 import { ApiError, type Result } from "../../contract";
-import type { Caller } from "../../session/ownership";
+import type { Caller } from "../../session/admission";
 import type { ArchiveRef, ForkSource } from "./commands";
 
 /** The largest page one reply carries. */

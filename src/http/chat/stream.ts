@@ -9,8 +9,8 @@
  */
 import { type Result, unwrap } from "../../contract";
 import type { SessionObject } from "../../session";
+import type { Caller } from "../../session/admission";
 import type { ChatEventsPage } from "../../session/chat-reads";
-import type { Caller } from "../../session/ownership";
 import type { ChatParts, UIChunk } from "./parts";
 
 /** Times the Worker reconnects a socket the object closed (an eviction, a deploy) before giving up. */

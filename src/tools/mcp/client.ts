@@ -135,7 +135,7 @@ export class McpConnection {
           ...(t.description !== undefined ? { description: t.description } : {}),
           inputSchema: t.inputSchema as Record<string, unknown>,
           ...(t.annotations ? { annotations: t.annotations } : {}),
-          ...(taskSupportOf(t) && serverRunsToolTasks(this.serverCapabilities)
+          ...(taskSupportOf(t) && serverRunsToolTasks(this.serverCapabilities, this.protocolVersion)
             ? { taskSupport: taskSupportOf(t)! }
             : {}),
         });
@@ -184,16 +184,22 @@ export class McpConnection {
     return round ?? { kind: "result", result: answer as Record<string, unknown> };
   }
 
-  /** `tasks/get`, `tasks/result` or `tasks/cancel` of one task (docs/API.md#mcp-tasks): the raw answer. */
+  /** `tasks/get`, `tasks/result` or `tasks/cancel` (docs/API.md#mcp-tasks): the raw answer; `ask` as a call's. */
   taskRequest(
     method: "tasks/get" | "tasks/result" | "tasks/cancel",
     taskId: string,
     signal: AbortSignal,
+    ask?: AskInput,
   ): Promise<Record<string, unknown>> {
-    return this.#request(
-      (c) => c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs }),
-      signal,
-    );
+    // Only a request that answers questions takes the connection's question handler.
+    return this.#request(async (c) => {
+      if (ask) this.#ask = ask;
+      try {
+        return await c.request({ method, params: { taskId } }, AnyResult, { signal, timeout: this.server.timeoutMs });
+      } finally {
+        if (ask) this.#ask = null;
+      }
+    }, signal);
   }
 
   close(): void {

@@ -9,6 +9,7 @@ import { type CallOptions, type ListedTool, McpCallError, McpConnection, type Mc
 import type { McpServerConfig } from "./config";
 import { mapCallResult, mcpEffect, mcpModelName } from "./mapping";
 import type { McpAnswer, McpQuestion } from "./questions";
+import { taskQuestion } from "./task-input";
 import { MCP_TASK_TIMEOUT_MS, remoteStatusOf, taskOf } from "./tasks";
 
 export const LISTING_TTL_MS = 5 * 60 * 1000;
@@ -227,13 +228,20 @@ export class McpHub {
 
   /**
    * A task's state (docs/API.md#mcp-tasks): `tasks/get`, and once `completed` its `tasks/result`
-   * mapped as a direct call's result. Throws when it could not be asked (it is asked again later).
+   * mapped as a direct call's result; in `input_required`, its question, or the task's answer to
+   * `answered` (./task-input.ts). Throws when it could not be asked (it is asked again later).
    */
-  async pollTask(serverName: string, taskId: string, signal: AbortSignal): Promise<RemoteTaskStatus> {
+  async pollTask(
+    serverName: string,
+    taskId: string,
+    signal: AbortSignal,
+    answered?: { question: McpQuestion; answer: McpAnswer },
+  ): Promise<RemoteTaskStatus> {
     const connection = this.#connection(this.#server(serverName));
     const task = taskOf(await connection.taskRequest("tasks/get", taskId, signal));
     if (!task || task.taskId !== taskId)
       throw new Error(`MCP server ${serverName}: tasks/get answered no task ${taskId}`);
+    if (task.status === "input_required") return taskQuestion(connection, task, signal, answered);
     if (task.status !== "completed") return remoteStatusOf(task);
     return remoteStatusOf(task, await connection.taskRequest("tasks/result", taskId, signal));
   }

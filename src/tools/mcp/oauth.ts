@@ -39,7 +39,15 @@ export {
   type StoredGrant,
 };
 
-export type OAuthDeps = McpConnectionDeps & { store: McpTokenStore; now: () => number };
+/**
+ * `failpoint`: the crash boundaries of docs/design.md §5 (F20: a code exchanged, its grant not
+ * yet stored; F21: a refresh answered, its tokens not yet stored). Absent, nothing happens.
+ */
+export type OAuthDeps = McpConnectionDeps & {
+  store: McpTokenStore;
+  now: () => number;
+  failpoint?: (id: "F20" | "F21") => Promise<void>;
+};
 
 /** The origins a grant's refresh may reach: its issuer's and token endpoint's. */
 function grantOrigins(grant: Pick<StoredGrant, "issuer" | "metadata">): Set<string> {
@@ -141,6 +149,7 @@ export async function finishAuthorization(
       resource: new URL(pending.resource),
       fetchFn: oauthFetch(deps, grantOrigins(pending)),
     });
+    await deps.failpoint?.("F20");
     await deps.store.put(pending.principal, server.name, grantOf(tokens, pending, deps.now()));
     return { ok: true, server: server.name };
   } catch (err) {
@@ -195,6 +204,7 @@ export async function accessToken(server: McpServerConfig, owner: string, deps: 
         resource: new URL(grant.resource),
         fetchFn: oauthFetch(deps, grantOrigins(grant)),
       });
+      await deps.failpoint?.("F21");
       next = grantOf(tokens, grant, deps.now());
     }
     await deps.store.put(who, server.name, next);

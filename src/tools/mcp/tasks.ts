@@ -17,9 +17,11 @@ export type McpTask = { taskId: string; status: McpTaskStatus; statusMessage?: s
 
 /**
  * Whether the server can run `tools/call` as a task (`capabilities.tasks.requests.tools.call`);
- * only then is a tool's `execution.taskSupport` believed.
+ * only then is a tool's `execution.taskSupport` believed. Only in 2025-11-25: from 2026-07-28 tasks
+ * are the Tasks extension, which the SDK does not implement (docs/API.md#mcp-tasks).
  */
-export function serverRunsToolTasks(capabilities: unknown): boolean {
+export function serverRunsToolTasks(capabilities: unknown, protocolVersion = "2025-11-25"): boolean {
+  if (protocolVersion >= "2026-07-28") return false;
   const tasks = (capabilities as { tasks?: { requests?: { tools?: { call?: unknown } } } } | undefined)?.tasks;
   const call = tasks?.requests?.tools?.call;
   return !!call && typeof call === "object";

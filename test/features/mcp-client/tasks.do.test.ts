@@ -11,6 +11,7 @@ import { sessionWait } from "../../../src/projections";
 import { McpHub, parseMcpServers } from "../../../src/tools/mcp";
 import { type Step, scriptedProvider, withSession } from "../../do/context-harness";
 import { mcpTaskServer } from "../../fakes/mcp-task-server";
+import { CONFIRM_FORM } from "../../fakes/mcp2-server";
 
 const MODEL: ModelConfig = { provider: "openai", name: "scripted", contextWindow: 128_000, maxOutputTokens: 4096 };
 
@@ -129,6 +130,65 @@ describe("MCP tasks", () => {
       });
       expect(server.tasks.get("task-2")?.status).toBe("cancelled");
       expect(server.calls).toHaveLength(2);
+    });
+  });
+
+  it("a task's own question (input_required) is the session's durable question; after a restart its answer reaches the task once", async () => {
+    const server = mcpTaskServer();
+    let clock = 1_000_000;
+    const provider = script([{ kind: "call", name: "jobs__approve", args: {} }]);
+    await withSession({ provider, model: MODEL, mcp: hubOver(server.fetch), now: () => clock }, async (h) => {
+      await h.runtime.postMessage({ text: "approve it", source: "http" });
+      for (let i = 0; h.runtime.session().status !== "waiting_input"; i++) {
+        if (i > 20) throw new Error("no question");
+        clock += 10_000;
+        await h.runtime.alarm();
+      }
+      const [pending, ...others] = h.runtime.session().pendingInputs;
+      expect(others).toEqual([]);
+      expect(pending).toEqual({
+        requestId: expect.stringMatching(/^inp_[0-9a-f]{24}$/),
+        callId: expect.any(String),
+        server: "jobs",
+        message: "Approve task-1?",
+        schema: CONFIRM_FORM,
+      });
+      const asked = () => h.events().filter((e) => e.actions?.stateDelta?.inputRequested);
+      expect(asked()[0]!.actions!.stateDelta!.inputRequested).toMatchObject({ taskId: "task-1" });
+      // Polled again while unanswered: the same question, not recorded twice, and nothing answered.
+      clock += 10_000;
+      await h.runtime.alarm();
+      expect(server.requests.filter((m) => m === "tasks/result").length).toBeGreaterThanOrEqual(2);
+      expect(asked()).toHaveLength(1);
+      expect(server.answers).toEqual([]);
+
+      const fresh = h.reopen();
+      clock += 10_000;
+      await fresh.alarm();
+      expect(fresh.session().status).toBe("waiting_input");
+      expect(fresh.session().pendingInputs.map((p) => p.requestId)).toEqual([pending!.requestId]);
+      await expect(
+        fresh.answerInput(pending!.requestId, { action: "accept", content: { approve: "yes" } }),
+      ).rejects.toMatchObject({ code: "bad_request" });
+      await fresh.answerInput(pending!.requestId, { action: "accept", content: { approve: true, note: "go" } });
+      await expect(fresh.answerInput(pending!.requestId, { action: "decline" })).rejects.toMatchObject({
+        code: "conflict",
+      });
+      for (let i = 0; fresh.summary?.openTurn; i++) {
+        if (i > 20) throw new Error("the turn did not close");
+        clock += 10_000;
+        await fresh.alarm();
+      }
+      expect(server.answers).toEqual([{ taskId: "task-1", action: "accept", content: { approve: true, note: "go" } }]);
+      expect(responses(h.events())).toEqual([
+        expect.objectContaining({
+          name: "jobs__approve",
+          status: "ok",
+          response: 'accept: {"approve":true,"note":"go"}',
+        }),
+      ]);
+      expect(server.calls).toEqual([{ tool: "approve", key: expect.any(String), task: true }]);
+      expect(asked()).toHaveLength(1);
     });
   });
 });

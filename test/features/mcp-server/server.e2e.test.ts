@@ -262,7 +262,7 @@ describe("a session as an MCP server", () => {
     expect((await api.getSession(sessionId)).highWater).toBe(before);
   });
 
-  it("after kill -9 and a restart on the same state, tasks/get answers from the log", async () => {
+  it("after kill -9 and a restart on the same state, tasks/get answers from the log, and a task waiting across it completes", async () => {
     const done = await callTask("start_session", { text: "hello" });
     const answer = (await pollTask(done.taskId, terminal)).result;
     const s = await api.createSession({ approvals: [{ tool: "write_file" }] } as never);
@@ -276,5 +276,28 @@ describe("a session as an MCP server", () => {
     expect(again.result).toMatchObject({ status: "completed", result: answer });
     const still = await rpc("tasks/get", { taskId: waiting.taskId });
     expect(still.result).toMatchObject({ status: "input_required", inputRequests: asked.inputRequests });
+
+    // The host goes on with the task it started before the crash: it decides the approval the
+    // task asks for, polls, and reads the turn's answer.
+    const [key] = Object.keys(asked.inputRequests);
+    const client = await connect({ modern: true });
+    const decided = (await client.callTool({
+      name: "decide_approval",
+      arguments: { sessionId: s.id, requestId: String(key).slice("approval:".length), decision: "approve" },
+    })) as Any;
+    expect(decided.isError).toBeFalsy();
+    await client.close();
+    const finished = await pollTask(waiting.taskId, terminal);
+    expect(finished.status).toBe("completed");
+    const text = JSON.stringify(finished.result);
+    expect(text.length).toBeGreaterThan(2);
+    // One turn for the message, closed once as completed; one dispatch of the approved tool,
+    // answered once.
+    const events = await api.allEvents(s.id);
+    expect(events.filter((e) => e.actions?.turnClose).map((e) => e.actions?.turnClose?.reason)).toEqual(["completed"]);
+    const dispatches = events.filter((e) => e.actions?.toolDispatch?.tool === "write_file");
+    expect(dispatches).toHaveLength(1);
+    const callId = dispatches[0]?.actions?.toolDispatch?.callId;
+    expect(events.filter((e) => e.content?.type === "functionResponse" && e.content.callId === callId)).toHaveLength(1);
   });
 });

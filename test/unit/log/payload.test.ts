@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INLINE_EVENT_LIMIT, payloadOverLimit } from "../../../src/log/payload";
+import { INLINE_EVENT_LIMIT, payloadOverLimit } from "../../../src/log/event-rows";
 
 /** docs/API.md §3: a payload whose strings alone pass the inline limit goes to the blob store unserialized. */
 describe("payloadOverLimit", () => {

@@ -1,7 +1,7 @@
 /**
  * The console's fold (ui/src/fold.ts): the transcript is the server's own `TranscriptFold`, folded
  * event by event; beside it, change counters, tool timings, effects and sources (the latest
- * `stateDelta.toolset`), timeline spans and closed turns. And the delta buffers of
+ * `stateDelta.toolset`, the latest `stateDelta.a2aAgents`), timeline spans and closed turns. And the delta buffers of
  * docs/API.md#websocket (a retry replaces the failed attempt's text, a replay replaces the buffer).
  */
 import { describe, expect, it } from "vitest";
@@ -100,6 +100,24 @@ describe("SessionFold", () => {
       ),
     );
     expect(fold.source("everything__echo")).toBe("builtin");
+  });
+
+  it("an A2A agent's tool comes from a2a:<name>, as the latest recorded agent set says", () => {
+    const ev = newLog();
+    ev.created();
+    const fold = new SessionFold();
+    for (const e of ev.events) fold.add(e);
+    expect(fold.source("helper__send")).toBe("builtin");
+    const agents = (...names: string[]) => ({
+      a2aAgents: { digest: names.join(), agents: names.map((name) => ({ name, effect: "write" })) },
+    });
+    fold.add(ev.stateDelta(agents("helper", "billing"), "runtime"));
+    expect(fold.source("helper__send")).toBe("a2a:helper");
+    expect(fold.source("billing__send")).toBe("a2a:billing");
+    expect(fold.source("read_file")).toBe("builtin");
+    fold.add(ev.stateDelta(agents("billing"), "runtime"));
+    expect(fold.source("helper__send")).toBe("builtin");
+    expect(fold.source("billing__send")).toBe("a2a:billing");
   });
 
   it("spans: each tool, approval, model call and turn closes; open ones close with the turn; closed turns are listed", () => {

@@ -9,6 +9,7 @@ import {
   buildRecoveryPlan,
   MAX_LATE,
   noticeTarget,
+  projectRunState,
   reduceSummary,
   releases,
   remotePollDelay,
@@ -367,6 +368,30 @@ describe("a task that asks for input", () => {
     expect(s.remote?.waiting[0]?.answerSeq).toBeUndefined();
     expect(sessionWait(s)).toEqual({ kind: "remote", waitId: "remote:c1:a", runId: "r1" });
     expect(releases(s.remote, "remote:c1:a", "T1")).toBe(true);
+  });
+
+  it("an MCP task's own question is a pending input, no round of the call; its answer is due at once until polled", () => {
+    const ev = newLog();
+    remoteCall(ev, "write", { taskId: "T1", waitId: "remote:c1:a" });
+    const q = { requestId: "inp_1", callId: "c1", server: "jobs", message: "Approve?", schema: { type: "object" } };
+    ev.stateDelta({ inputRequested: { ...q, taskId: "T1" } }, "runtime");
+    let s = fold(ev.events);
+    expect(s.pendingInputs).toEqual([q]);
+    expect(s.remote?.waiting[0]?.question).toEqual({ asked: { ...q, taskId: "T1" } });
+    expect(projectRunState(ev.events).calls[0]?.input).toBeFalsy();
+    const { owner } = ownerOver();
+    owner.remotePolled("remote:c1:a", 1_000);
+    expect(owner.remoteDue(s, 1_000)).toBe(2_000);
+    const answer = ev.stateDelta({ inputAnswered: { requestId: "inp_1", callId: "c1", action: "accept" } }, "user");
+    s = fold(ev.events);
+    expect(s.pendingInputs).toEqual([]);
+    expect(s.remote?.waiting[0]?.question).toMatchObject({ answer: { action: "accept" }, answerSeq: answer.seq });
+    expect(owner.remoteDue(s, 1_000)).toBe(1_000);
+    owner.remotePolled("remote:c1:a", 1_000, answer.seq);
+    expect(owner.remoteDue(s, 1_000)).toBe(3_000);
+    // Another task's question, or one of a call that is not waiting, is not this task's.
+    ev.stateDelta({ inputRequested: { ...q, requestId: "inp_2", taskId: "T9" } }, "runtime");
+    expect(fold(ev.events).remote?.waiting[0]?.question?.asked.requestId).toBe("inp_1");
   });
 
   it("a message before any question answers nothing", () => {

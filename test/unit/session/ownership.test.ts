@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ownerHash } from "../../../src/session/ownership";
+import { ownerHash } from "../../../src/session/admission";
 import { SlidingMinute } from "../../../src/session/rate";
 
 describe("ownerHash (docs/API.md §7.26)", () => {

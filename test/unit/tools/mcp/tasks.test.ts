@@ -23,6 +23,12 @@ describe("which calls are task-augmented", () => {
     expect(serverRunsToolTasks(undefined)).toBe(false);
   });
 
+  it("never on 2026-07-28, where tasks are an extension the SDK does not implement", () => {
+    const capabilities = { tasks: { requests: { tools: { call: {} } } } };
+    expect(serverRunsToolTasks(capabilities, "2025-11-25")).toBe(true);
+    expect(serverRunsToolTasks(capabilities, "2026-07-28")).toBe(false);
+  });
+
   it("only a tool whose execution.taskSupport is optional or required", () => {
     expect(taskSupportOf({ execution: { taskSupport: "optional" } })).toBe("optional");
     expect(taskSupportOf({ execution: { taskSupport: "required" } })).toBe("required");
