@@ -9,6 +9,7 @@ import type { McpAnswer, McpQuestion } from "../tools/mcp/questions";
 import { sameQuestion } from "../tools/mcp/task-input";
 import type { RemoteTaskStatus } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
+import { hidden } from "./draft-base";
 import { newInputId, questionDelta, questionOfPending } from "./inputs";
 
 /**
@@ -21,17 +22,16 @@ export function recordAsk(rt: RuntimeCtx, record: RemoteRecord, status: RemoteTa
   const turn = rt.summary?.openTurn;
   if (!current || !turn || current.ask?.text === question || current.answerSeq !== undefined) return;
   rt.commit([
-    {
-      author: "runtime",
-      modelVisibility: "hidden",
-      turnId: turn.turnId,
-      runId: turn.runId,
-      actions: {
-        stateDelta: {
-          remoteInput: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, ask: question },
+    hidden(
+      { turnId: turn.turnId, runId: turn.runId },
+      {
+        actions: {
+          stateDelta: {
+            remoteInput: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, ask: question },
+          },
         },
       },
-    },
+    ),
   ]);
 }
 
@@ -61,13 +61,13 @@ export function recordTaskQuestion(
   const last = current.question;
   const same = !!last && sameQuestion(questionOfPending(last.asked), question);
   if (same && (!last?.answer || last.answerSeq !== given)) return;
+  const ids = {
+    turnId: turn.turnId,
+    runId: turn.runId,
+    ...(record.invocationId ? { invocationId: record.invocationId } : {}),
+  };
   rt.commit([
-    {
-      author: "runtime",
-      modelVisibility: "hidden",
-      turnId: turn.turnId,
-      runId: turn.runId,
-      ...(record.invocationId ? { invocationId: record.invocationId } : {}),
+    hidden(ids, {
       actions: {
         stateDelta: {
           inputRequested: {
@@ -79,6 +79,6 @@ export function recordTaskQuestion(
           },
         },
       },
-    },
+    }),
   ]);
 }

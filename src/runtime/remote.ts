@@ -11,7 +11,7 @@ import { idempotencyKeyFor, redactSecrets } from "../tools";
 import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, ToolResult } from "../tools/types";
 import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
-import type { Base } from "./draft-base";
+import { type Base, hidden } from "./draft-base";
 import { recordAsk, recordTaskQuestion, taskAnswerOf } from "./remote-asks";
 import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft, timedOut } from "./remote-drafts";
 import { writeInflight } from "./state";
@@ -211,15 +211,14 @@ async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteT
   const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
   if (!turn || current?.answerSeq !== seq) return null;
   rt.commit([
-    {
-      author: "runtime",
-      modelVisibility: "hidden",
-      turnId: turn.turnId,
-      runId: turn.runId,
-      actions: {
-        stateDelta: { remoteReply: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, seq } },
+    hidden(
+      { turnId: turn.turnId, runId: turn.runId },
+      {
+        actions: {
+          stateDelta: { remoteReply: { callId: record.callId, taskId: record.taskId, waitId: record.waitId, seq } },
+        },
       },
-    },
+    ),
   ]);
   return status;
 }
