@@ -6,7 +6,7 @@
  * the bytes of a /transcript and /files page.
  */
 
-import { EventStore } from "../../src/log";
+import { EventStore, ModelViewReads } from "../../src/log";
 import type { ModelConfig } from "../../src/model";
 import { buildModelMessages, buildTranscript } from "../../src/projections";
 import { replaySocket, SessionObject, type SocketAttachment } from "../../src/session";
@@ -124,9 +124,11 @@ export class BenchBytes extends SessionObject {
   contextBytes() {
     const counting = countingSql(this.ctx.storage.sql);
     const store = this.#store(counting.sql);
-    store.readContextEventsAfter(0); // a first read may rebuild the view; measure the steady state
+    const tx = <T>(f: () => T): T => this.ctx.storage.transactionSync(f);
+    const view = new ModelViewReads(counting.sql, tx, () => store.head().highWater);
+    view.contextEventsAfter(0); // a first read may rebuild the view; measure the steady state
     counting.reset();
-    const events = store.readContextEventsAfter(0);
+    const events = view.contextEventsAfter(0);
     const ours = counting.bytes();
     const messages = JSON.stringify(buildModelMessages({ system: "s", summary: null, events }));
     // Today's read, counted row by row (holding 117 MiB of bodies at once would not fit the isolate).

@@ -1,5 +1,6 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
-import { type EventDraft, EventStore, verifySuffix } from "../../src/log";
+import { FEATURES } from "../../src/features";
+import { type EventDraft, EventStore, ModelViewReads, verifySuffix } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
 import type { ChildrenPort } from "../../src/runtime/children";
@@ -86,7 +87,8 @@ export class BenchSession extends SessionObject {
     const counter = installRowCounter(ctx.storage.sql);
     counter.on = countNextConstruct;
     countNextConstruct = true;
-    super(ctx, env);
+    // The deployment's features, as createHighwater hands them to the real object.
+    super(ctx, env, FEATURES);
     this.#counter = counter;
     // Counting stays on until the first bench method: a takeover counts from here to its request.
     lastConstruct = {
@@ -117,6 +119,7 @@ export class BenchSession extends SessionObject {
     const runtime = new SessionRuntime({
       sessionId: this.ctx.id.toString(),
       store,
+      view: new ModelViewReads(sql, transactionSync, () => store.head().highWater),
       sql,
       transactionSync,
       setAlarm: async () => {},
@@ -128,6 +131,7 @@ export class BenchSession extends SessionObject {
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
+      features: FEATURES,
       ...(children ? { children } : {}),
     });
     return { runtime, store };

@@ -1,4 +1,4 @@
-import type { Event, EventStore } from "../log";
+import type { ContextReads, Event, EventStore } from "../log";
 import type { ModelConfig, NeutralMessage, ToolSpec } from "../model/types";
 import { buildModelMessages, type OffloadMark, type SessionSummary, tokensForChars } from "../projections";
 import type { SqlLike } from "../storage";
@@ -55,7 +55,7 @@ export function withPrefix(
   return [messages[0]!, ...prefix.messages, ...messages.slice(1)];
 }
 
-export type ContextDeps = { store: EventStore; sql: SqlLike };
+export type ContextDeps = { store: EventStore; view: ContextReads; sql: SqlLike };
 
 /** A context that cannot be brought under the threshold even with everything summarised. */
 export class ContextOverflowError extends Error {
@@ -165,7 +165,9 @@ export function assembleContext(
   };
   const head = deps.store.head().highWater;
   const view =
-    through === undefined || through >= head ? currentView(deps.store, base) : viewThrough(deps.store, base, through);
+    through === undefined || through >= head
+      ? currentView(deps.store, deps.view, base)
+      : viewThrough(deps.view, base, through);
   const request = view.request(tools);
   const { events, messages } = request;
   const last = input.summary.lastUsage;

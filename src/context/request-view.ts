@@ -1,6 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { canonical } from "../contract/canonical";
 import type { Event } from "../contract/event";
+import type { ContextReads } from "../log/model-view-reads";
 import type { EventStore } from "../log/store";
 import type { NeutralMessage, ToolSpec } from "../model/types";
 import { headMessages, MessageFold, type OffloadMark } from "../projections/model-context";
@@ -117,7 +118,7 @@ const views = new WeakMap<EventStore, RequestView>();
  * since (one read of the new rows), or one rebuilt from the checkpoint when there is none, it was
  * made on another base, or the log is no longer ahead of it.
  */
-export function currentView(store: EventStore, base: ViewBase): RequestView {
+export function currentView(store: EventStore, reads: ContextReads, base: ViewBase): RequestView {
   const head = store.head().highWater;
   const key = keyOf(base);
   let view = views.get(store);
@@ -125,14 +126,14 @@ export function currentView(store: EventStore, base: ViewBase): RequestView {
     view = new RequestView(base, key);
     views.set(store, view);
   }
-  if (view.throughSeq < head) view.extend(store.readContextEventsAfter(view.throughSeq), head);
+  if (view.throughSeq < head) view.extend(reads.contextEventsAfter(view.throughSeq), head);
   return view;
 }
 
 /** A view through `through` only (a re-issued call's recorded prefix), built apart from the kept one. */
-export function viewThrough(store: EventStore, base: ViewBase, through: number): RequestView {
+export function viewThrough(reads: ContextReads, base: ViewBase, through: number): RequestView {
   const view = new RequestView(base, keyOf(base));
-  const events = store.readContextEventsAfter(view.throughSeq).filter((e) => e.seq <= through);
+  const events = reads.contextEventsAfter(view.throughSeq).filter((e) => e.seq <= through);
   view.extend(events, through);
   return view;
 }

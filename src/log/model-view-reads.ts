@@ -16,6 +16,13 @@ export type ViewPage = { events: Event[]; more: boolean };
 const VIEW_ROWS = `SELECT e.seq AS seq, COALESCE(v.body, e.body) AS body, COALESCE(v.digest, e.digest) AS digest
   FROM events e LEFT JOIN model_view v ON v.seq = e.seq WHERE e.seq > ? AND e.seq <= ?`;
 
+/** What a context build reads of the view (a fake in unit tests). */
+export type ContextReads = Pick<ModelViewReads, "contextEventsAfter">;
+
+/**
+ * The view's reads, beside the store rather than inside it: a session wires one per object
+ * (session/wiring.ts), and a message's append never loads this module.
+ */
 export class ModelViewReads {
   #ready = false;
 
@@ -29,7 +36,7 @@ export class ModelViewReads {
    * Visible events and `modelRequest` markers after `after` through `through` (a fork reads to
    * its `throughSeq`), ascending: a context build costs the same with 3 or 300 results archived.
    */
-  contextEventsAfter(after: number, through: number): Event[] {
+  contextEventsAfter(after: number, through = Number.MAX_SAFE_INTEGER): Event[] {
     this.#ensure();
     return this.sql
       .exec<EventRow>(

@@ -14,7 +14,6 @@ import {
   serializeRow,
 } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
-import { ModelViewReads, type ViewPage } from "./model-view-reads";
 
 export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
 
@@ -33,7 +32,6 @@ export class EventStore {
   /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
   #suffix: { from: number; events: Event[] } | null = null;
   readonly blobs: BlobStore;
-  readonly #view: ModelViewReads;
 
   constructor(
     private readonly sql: SqlLike,
@@ -41,7 +39,6 @@ export class EventStore {
     private readonly transactionSync: <T>(fn: () => T) => T,
   ) {
     this.blobs = new BlobStore(sql);
-    this.#view = new ModelViewReads(sql, transactionSync, () => this.head().highWater);
   }
 
   head(): Head {
@@ -176,24 +173,6 @@ export class EventStore {
     const events = this.#rows("seq >= ? ORDER BY seq", from).map(parseRow);
     this.#suffix = { from, events };
     return events.slice();
-  }
-
-  /**
-   * What the model context is built from: visible events after `after`, plus the hidden
-   * `modelRequest` markers, read through the model view (./model-view-reads.ts).
-   */
-  readContextEventsAfter(after: number, through = Number.MAX_SAFE_INTEGER): Event[] {
-    return this.#view.contextEventsAfter(after, through);
-  }
-
-  /** A page of events of every visibility as the model saw them (./model-view-reads.ts). */
-  readViewAfter(after: number, through: number, maxEvents: number, maxBytes: number): ViewPage {
-    return this.#view.pageAfter(after, through, maxEvents, maxBytes);
-  }
-
-  /** Rewrites the model view from the log (a cache: dropping it loses nothing). */
-  rebuildModelView(): void {
-    this.#view.rebuild();
   }
 
   get(seq: number): Event | null {

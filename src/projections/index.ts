@@ -12,16 +12,6 @@ export {
   type SpawnedBy,
 } from "./children";
 export {
-  type CallRound,
-  foldPendingInputs,
-  type InputAnswer,
-  inputAnsweredOf,
-  inputRequestedOf,
-  type PendingInput,
-  type RecordedInput,
-  waitsForInput,
-} from "./inputs";
-export {
   buildModelMessages,
   CHARS_PER_TOKEN,
   type ContextInput,
@@ -83,19 +73,27 @@ export {
   type SessionStatus,
   type SessionSummary,
   type SliceFold,
-  sessionWait,
   toSession,
   withArgsDigest,
 } from "./summary";
 export { buildTranscript, pageTranscript, TranscriptFold, type TranscriptItem } from "./transcript";
 export {
   budgetWaitId,
+  type CallRound,
   DEFAULT_MAX_MODEL_CALLS,
+  foldPendingInputs,
+  type InputAnswer,
+  inputAnsweredOf,
+  inputRequestedOf,
+  type PendingInput,
   publicWait,
+  type RecordedInput,
   reduceTurnWaits,
   type SessionWait,
+  sessionWait,
   type TurnBudget,
   type TurnWait,
   type WaitKind,
   waitIdForCall,
+  waitsForInput,
 } from "./waits";

@@ -10,7 +10,7 @@
  */
 import type { Event } from "../contract/event";
 import type { InputAnswer } from "../contract/session";
-import { inputAnsweredOf, inputRequestedOf, type RecordedInput } from "./inputs";
+import { inputAnsweredOf, inputRequestedOf, type RecordedInput } from "./waits";
 
 /** One remote task a call started, as recorded. `notify`: sha256 of its notification token, if one was given. */
 export type RemoteRecord = {

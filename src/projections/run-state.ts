@@ -1,6 +1,6 @@
 import type { Event, ToolEffect } from "../contract/event";
 import { SPAWN_TOOL } from "./children";
-import { type CallRound, foldRound } from "./inputs";
+import { type CallRound, foldRound } from "./waits";
 
 export type CallState = {
   callId: string;

@@ -18,9 +18,9 @@ import {
   reduceChildren,
   type SpawnedBy,
 } from "./children";
-import { foldPendingInputs, type PendingInput } from "./inputs";
 import { type RemoteState, reduceRemote } from "./remote";
-import { DEFAULT_MAX_MODEL_CALLS, publicWait, reduceTurnWaits, type SessionWait, type TurnBudget } from "./waits";
+import type { TurnBudget } from "./waits";
+import { DEFAULT_MAX_MODEL_CALLS, foldPendingInputs, type PendingInput, reduceTurnWaits, sessionWait } from "./waits";
 
 export type * from "../contract/session";
 
@@ -283,14 +283,6 @@ function publicFieldsOf(features: Record<string, unknown> | undefined): Record<s
     if (fields && typeof fields === "object") out = { ...out, ...fields };
   }
   return out;
-}
-
-/** docs/API.md §7.27 `Session.wait`: a `wait_for` or budget wait of the open turn, else a child at work. */
-export function sessionWait(s: SessionSummary): SessionWait | null {
-  const own = publicWait(s.openTurn);
-  if (own) return own;
-  const w = childWait(s.children);
-  return w ? { runId: w.runId, waitId: w.waitId, kind: w.kind } : null;
 }
 
 /** A pending approval with the digest its decision must echo (docs/API.md §7.17). */

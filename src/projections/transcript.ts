@@ -1,7 +1,7 @@
 import type { Event } from "../contract/event";
 import { recordFactOf } from "../contract/records";
-import { inputAnsweredOf, inputRequestedOf } from "./inputs";
 import { remoteRecordOf } from "./remote";
+import { inputAnsweredOf, inputRequestedOf } from "./waits";
 
 export type { TranscriptItem } from "../contract/transcript";
 

@@ -1,6 +1,6 @@
 /** What the driver's modules share: the object's ports and the runtime's own state, behind one interface. */
 import type { ContextInput } from "../context";
-import type { Event, EventDraft, EventStore } from "../log";
+import type { Event, EventDraft, EventStore, ModelViewReads } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
@@ -24,6 +24,8 @@ export type DeltaFrame = { invocationId: string; attempt: number; kind: "text" |
 export type RuntimeDeps = {
   sessionId: string;
   store: EventStore;
+  /** Reads of the model view beside the log (what a context build and a chat page read). */
+  view: ModelViewReads;
   sql: SqlLike;
   transactionSync: <T>(fn: () => T) => T;
   setAlarm: (at: number) => Promise<void>;

@@ -4,7 +4,7 @@
  * text events of the messages asked for, never the log before them. Pure reads.
  */
 import { ApiError } from "../contract";
-import type { Event, EventStore } from "../log";
+import type { Event, ModelViewReads } from "../log";
 import { readIdempotentAnswer } from "../runtime/message";
 import type { SqlLike } from "../storage";
 import type { Parsed } from "./reads";
@@ -92,11 +92,11 @@ export const CHAT_PAGE = { events: 200, bytes: 2 * 1024 * 1024 };
 export type ChatEventsPage = { events: Event[]; atHead: boolean };
 
 export function chatEventsPage(
-  store: Pick<EventStore, "readViewAfter">,
+  view: Pick<ModelViewReads, "pageAfter">,
   after: number,
   through: number | null,
 ): ChatEventsPage {
   const last = through ?? Number.MAX_SAFE_INTEGER;
-  const { events, more } = store.readViewAfter(after, last, CHAT_PAGE.events, CHAT_PAGE.bytes);
+  const { events, more } = view.pageAfter(after, last, CHAT_PAGE.events, CHAT_PAGE.bytes);
   return { events, atHead: !more };
 }

@@ -177,7 +177,7 @@ export class SessionObject extends DurableObject<Env> {
   }
   /** A page of a chat route's events, as the model saw them (docs/API.md#chat-ai-sdk-ui-message-stream). */
   chatEvents(caller: Caller, after: number, through: number | null): Promise<Result<ChatEventsPage>> {
-    return this.#rpc(caller, ({ store }) => chatEventsPage(store, after, through));
+    return this.#rpc(caller, ({ runtime }) => chatEventsPage(runtime.deps.view, after, through));
   }
   postMessage(caller: Caller, input: { text: string; idempotencyKey?: string; source: string }) {
     return this.#rpc(caller, ({ runtime }) => runtime.postMessage(input));

@@ -5,7 +5,7 @@
  */
 
 import type { Event } from "../log";
-import { EventStore } from "../log";
+import { EventStore, ModelViewReads } from "../log";
 import type { ModelConfig, ModelProvider } from "../model";
 import type { Session } from "../projections";
 import { SessionRuntime } from "../runtime";
@@ -57,6 +57,7 @@ export function openSession(
   runtime = new SessionRuntime({
     sessionId,
     store,
+    view: new ModelViewReads(sql, transactionSync, () => store.head().highWater),
     sql,
     transactionSync,
     setAlarm: (at) => ctx.storage.setAlarm(at),

@@ -7,7 +7,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { HighwaterClient } from "../../src/client";
-import { eventKind } from "../../src/contract/kinds";
+import { eventKind } from "../../src/contract/event";
 import {
   makePersistDir,
   restartWrangler,

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FEATURES } from "../../src/features";
 import { principalOf } from "../../src/http/auth";
-import { EventStore } from "../../src/log";
+import { EventStore, ModelViewReads } from "../../src/log";
 import type { ModelConfig, ModelProvider } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
 import type { ChildrenPort } from "../../src/runtime/children";
@@ -99,9 +99,11 @@ async function withChildRuntime(
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
     transactionSync(() => applyMigrations(sql));
     const port = alarmPort();
+    const store = new EventStore(sql, state.id.toString(), transactionSync);
     const deps: RuntimeDeps = {
       sessionId: state.id.toString(),
-      store: new EventStore(sql, state.id.toString(), transactionSync),
+      store,
+      view: new ModelViewReads(sql, transactionSync, () => store.head().highWater),
       sql,
       transactionSync,
       setAlarm: port.setAlarm,

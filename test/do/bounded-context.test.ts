@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type Event, EventStore } from "../../src/log";
+import { type Event, EventStore, ModelViewReads } from "../../src/log";
 import { buildModelMessages } from "../../src/projections";
 import type { SqlLike } from "../../src/storage";
 import { applyMigrations } from "../../src/storage";
@@ -23,6 +23,15 @@ function storeOn(state: DurableObjectState, sql: SqlLike = state.storage.sql) {
   return new EventStore(sql, "s1", (fn) => state.storage.transactionSync(fn));
 }
 
+/** The model view's reads beside `store`, as session/wiring.ts makes them. */
+function viewOn(state: DurableObjectState, store: EventStore, sql: SqlLike = state.storage.sql) {
+  return new ModelViewReads(
+    sql,
+    (fn) => state.storage.transactionSync(fn),
+    () => store.head().highWater,
+  );
+}
+
 /** The context events as they were read before the model view: every visible row, raw. */
 function rawContextEvents(store: EventStore): Event[] {
   return store
@@ -37,9 +46,10 @@ function contextBytes(state: DurableObjectState, results: number) {
   const counting = countingSql(state.storage.sql);
   const store = storeOn(state, counting.sql);
   store.append(offloadedLogDrafts(results, RESULT_BYTES));
-  store.readContextEventsAfter(0);
+  const view = viewOn(state, store, counting.sql);
+  view.contextEventsAfter(0);
   counting.reset();
-  const events = store.readContextEventsAfter(0);
+  const events = view.contextEventsAfter(0);
   return { bytes: counting.bytes(), events, store };
 }
 
@@ -78,11 +88,11 @@ describe("context builds are bounded in bytes (docs/design.md §6)", () => {
       sql.exec("DELETE FROM caches WHERE name = 'model_view'");
       // A fresh store over the same storage, as after an eviction.
       const counting = countingSql(sql);
-      const store = storeOn(state, counting.sql);
-      store.readContextEventsAfter(0);
+      const view = viewOn(state, storeOn(state, counting.sql), counting.sql);
+      view.contextEventsAfter(0);
       expect(rows()).toBe(10);
       counting.reset();
-      const after = store.readContextEventsAfter(0);
+      const after = view.contextEventsAfter(0);
       expect(counting.bytes()).toBeLessThan(10 * 2048);
       expect(JSON.stringify(messagesOf(after))).toBe(before);
     });

@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { FEATURES } from "../../src/features";
 import { readForkSource } from "../../src/features/fork/commands";
-import { EventStore } from "../../src/log";
+import { EventStore, ModelViewReads } from "../../src/log";
 import type { ModelConfig } from "../../src/model/types";
 import { type RuntimeDeps, SessionRuntime } from "../../src/runtime";
 import type { ChildReport, ChildrenPort } from "../../src/runtime/children";
@@ -56,9 +56,11 @@ async function withCountedRuntime(
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
     transactionSync(() => applyMigrations(state.storage.sql));
     const provider = scriptedProvider({ next: opts.next });
+    const store = new EventStore(count.sql, state.id.toString(), transactionSync);
     const deps: RuntimeDeps = {
       sessionId: state.id.toString(),
-      store: new EventStore(count.sql, state.id.toString(), transactionSync),
+      store,
+      view: new ModelViewReads(count.sql, transactionSync, () => store.head().highWater),
       sql: count.sql,
       transactionSync,
       setAlarm: async () => {},

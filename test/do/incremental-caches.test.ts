@@ -119,7 +119,7 @@ describe("the request view is a cache of the log (docs/design.md#context)", () =
       const turn = { turnId: "t1", runId: "r1" };
       runtime.commit([{ author: "user", modelVisibility: "visible", ...turn, content: { type: "text", text: "go" } }]);
       const build = (rt: SessionRuntime, st: EventStore) => {
-        const deps = { store: st, sql: state.storage.sql };
+        const deps = { store: st, view: rt.deps.view, sql: state.storage.sql };
         const ctx = assembleContext(
           deps,
           rt.contextInput(MODEL),

@@ -2,7 +2,15 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eventCallId, eventKind } from "../../src/contract/event";
-import { canonical, chainDigest, type EventDraft, EventStore, GENESIS_DIGEST, verifyRows } from "../../src/log";
+import {
+  canonical,
+  chainDigest,
+  type EventDraft,
+  EventStore,
+  GENESIS_DIGEST,
+  ModelViewReads,
+  verifyRows,
+} from "../../src/log";
 import { buildModelMessages } from "../../src/projections";
 import { applyMigrations, MIGRATIONS } from "../../src/storage";
 import { offloadedLogDrafts } from "./bounded-log";
@@ -114,7 +122,11 @@ describe("migrations", () => {
       expect(verifyRows(rows, "s1")).toMatchObject({ ok: true, highWater: 21 });
       // The new model view is rebuilt from the old log on first read, and the model sees the same.
       const viewed = JSON.stringify(
-        buildModelMessages({ system: "s", summary: null, events: store.readContextEventsAfter(0) }),
+        buildModelMessages({
+          system: "s",
+          summary: null,
+          events: new ModelViewReads(sql, tx, () => store.head().highWater).contextEventsAfter(0),
+        }),
       );
       expect(viewed).toBe(rawMessages);
       expect(sql.exec("SELECT COUNT(*) AS n FROM model_view").one().n).toBe(5);

@@ -1,5 +1,5 @@
 import { FEATURES } from "../../src/features";
-import { EventStore } from "../../src/log";
+import { EventStore, ModelViewReads } from "../../src/log";
 import { createProvider } from "../../src/model";
 import type { RuntimeDeps } from "../../src/runtime/deps";
 import { SessionRuntime } from "../../src/runtime/session-runtime";
@@ -19,6 +19,7 @@ export function runtimeOn(
   const runtime = new SessionRuntime({
     sessionId,
     store,
+    view: new ModelViewReads(sql, transactionSync, () => store.head().highWater),
     sql,
     transactionSync,
     setAlarm: async () => {},

@@ -25,7 +25,7 @@ describe("scripts/check-layers.mjs", () => {
 // One message's path (docs/design.md#one-message-route-to-frame): the modules a
 // `POST /v1/sessions/:id/messages` runs through and what they import stay at most MESSAGE_PATH_FILES
 // files, with no A -> B -> A hop between folders. The script exits 1 past the number or on a hop.
-const MESSAGE_PATH_FILES = 28;
+const MESSAGE_PATH_FILES = 25;
 
 describe("scripts/message-path.mjs", () => {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

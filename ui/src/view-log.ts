@@ -2,7 +2,7 @@
 import { html, LitElement, nothing } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import type { Event, EventsPage, HighwaterClient, VerifyResult } from "../../src/client";
-import { eventKind } from "../../src/contract/kinds";
+import { eventKind } from "../../src/contract/event";
 import { errorText, plural } from "./format";
 import { download, handleAuth } from "./shell";
 

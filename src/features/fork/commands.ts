@@ -109,8 +109,8 @@ export function readForkSource(rt: RuntimeCtx, throughSeq: number): ForkSource {
 
   // The model view at throughSeq, without the calls the fork copies (they follow the prefix there).
   // A parent that is itself a fork starts from its own prefix until its first checkpoint.
-  const events = store
-    .readContextEventsAfter(cp?.throughSeq ?? 0, throughSeq)
+  const events = rt.deps.view
+    .contextEventsAfter(cp?.throughSeq ?? 0, throughSeq)
     .filter((e) => !(e.content?.type === "functionCall" && openIds.has(e.content.callId)))
     .map((e) => resolveEvent(e, resolve));
   const built = buildModelMessages({

@@ -91,114 +91,126 @@ async function waitUntil(what: string, ok: () => boolean, timeoutMs = 60_000) {
 }
 
 describe.concurrent("MCP tasks under wrangler, killed with SIGKILL", () => {
-  it("a task survives two kills (F16, then mid-wait after a poll); the tool is called once", async () => {
-    const { server, sink, handle, restart } = await setup("F16");
-    const session = await handle.api.createSession({ title: "task crash" });
-    await handle.api.sendMessage(session.id, "use jobs__report");
-    await sink.waitFor("F16", 90_000);
-    expect(server.calls).toHaveLength(1);
-    expect(server.tasks.size).toBe(1);
+  it(
+    "a task survives two kills (F16, then mid-wait after a poll); the tool is called once",
+    async () => {
+      const { server, sink, handle, restart } = await setup("F16");
+      const session = await handle.api.createSession({ title: "task crash" });
+      await handle.api.sendMessage(session.id, "use jobs__report");
+      await sink.waitFor("F16", 90_000);
+      expect(server.calls).toHaveLength(1);
+      expect(server.tasks.size).toBe(1);
 
-    await restart();
-    // The restarted object polls the recorded task on its own (its alarm): no request wakes it.
-    const polls = count(server, "tasks/get");
-    await waitUntil("a poll after the first restart", () => count(server, "tasks/get") > polls, 90_000);
-    const mid = await handle.api.getSession(session.id);
-    expect(mid.openTurn).toBe(true);
+      await restart();
+      // The restarted object polls the recorded task on its own (its alarm): no request wakes it.
+      const polls = count(server, "tasks/get");
+      await waitUntil("a poll after the first restart", () => count(server, "tasks/get") > polls, 90_000);
+      const mid = await handle.api.getSession(session.id);
+      expect(mid.openTurn).toBe(true);
 
-    await restart();
-    server.complete("task-1", "the quarterly report");
-    const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
-    expect((await handle.api.verify(session.id)).ok).toBe(true);
-    const [response, ...more] = pairedOutcomes(done.events);
-    expect(more).toEqual([]);
-    expect(response).toMatchObject({ name: "jobs__report", status: "ok", response: "the quarterly report" });
-    expect(server.calls).toEqual([{ tool: "report", key: expect.stringMatching(/^hw_/), task: true }]);
-    expect(server.tasks.size).toBe(1);
-    const recorded = done.events.filter((e) => e.actions?.stateDelta?.remoteTask);
-    expect(recorded).toHaveLength(1);
-    expect(recorded[0]!.actions!.stateDelta!.remoteTask).toMatchObject({ server: "jobs", taskId: "task-1" });
-    rows.push(
-      `| F16, mid-wait | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)} |`,
-    );
-  }, CASE_MS);
+      await restart();
+      server.complete("task-1", "the quarterly report");
+      const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
+      expect((await handle.api.verify(session.id)).ok).toBe(true);
+      const [response, ...more] = pairedOutcomes(done.events);
+      expect(more).toEqual([]);
+      expect(response).toMatchObject({ name: "jobs__report", status: "ok", response: "the quarterly report" });
+      expect(server.calls).toEqual([{ tool: "report", key: expect.stringMatching(/^hw_/), task: true }]);
+      expect(server.tasks.size).toBe(1);
+      const recorded = done.events.filter((e) => e.actions?.stateDelta?.remoteTask);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]!.actions!.stateDelta!.remoteTask).toMatchObject({ server: "jobs", taskId: "task-1" });
+      rows.push(
+        `| F16, mid-wait | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)} |`,
+      );
+    },
+    CASE_MS,
+  );
 
-  it("F17: a task done whose outcome was not committed is recorded once, not called again; a task that never ends is remote_timeout and cancelled", async () => {
-    const { server, sink, handle, restart } = await setup("F17");
-    const session = await handle.api.createSession({ title: "task F17" });
-    await handle.api.sendMessage(session.id, "use jobs__report");
-    await waitUntil("the task", () => server.tasks.size === 1, 90_000);
-    server.complete("task-1", "done before the crash");
-    await sink.waitFor("F17", 90_000);
-    const results = count(server, "tasks/result");
-    expect(results).toBeGreaterThanOrEqual(1);
+  it(
+    "F17: a task done whose outcome was not committed is recorded once, not called again; a task that never ends is remote_timeout and cancelled",
+    async () => {
+      const { server, sink, handle, restart } = await setup("F17");
+      const session = await handle.api.createSession({ title: "task F17" });
+      await handle.api.sendMessage(session.id, "use jobs__report");
+      await waitUntil("the task", () => server.tasks.size === 1, 90_000);
+      server.complete("task-1", "done before the crash");
+      await sink.waitFor("F17", 90_000);
+      const results = count(server, "tasks/result");
+      expect(results).toBeGreaterThanOrEqual(1);
 
-    await restart();
-    const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
-    expect((await handle.api.verify(session.id)).ok).toBe(true);
-    const [response, ...more] = pairedOutcomes(done.events);
-    expect(more).toEqual([]);
-    expect(response).toMatchObject({ name: "jobs__report", status: "ok", response: "done before the crash" });
-    expect(server.calls).toHaveLength(1);
-    expect(server.tasks.size).toBe(1);
-    // The result was asked again after the restart; the call was not made again.
-    expect(count(server, "tasks/result")).toBeGreaterThan(results);
-    rows.push(
-      `| F17 | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)} |`,
-    );
+      await restart();
+      const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
+      expect((await handle.api.verify(session.id)).ok).toBe(true);
+      const [response, ...more] = pairedOutcomes(done.events);
+      expect(more).toEqual([]);
+      expect(response).toMatchObject({ name: "jobs__report", status: "ok", response: "done before the crash" });
+      expect(server.calls).toHaveLength(1);
+      expect(server.tasks.size).toBe(1);
+      // The result was asked again after the restart; the call was not made again.
+      expect(count(server, "tasks/result")).toBeGreaterThan(results);
+      rows.push(
+        `| F17 | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)} |`,
+      );
 
-    // A task that never ends, on the server with `timeoutMs` 5 s: the call is remote_timeout, the task cancelled.
-    const slow = await handle.api.createSession({ title: "task timeout" });
-    await handle.api.sendMessage(slow.id, "use slow__report");
-    const timedOut = await handle.api.waitForIdle(slow.id, { timeoutMs: 120_000 });
-    expect((await handle.api.verify(slow.id)).ok).toBe(true);
-    const [late, ...others] = pairedOutcomes(timedOut.events);
-    expect(others).toEqual([]);
-    expect(late).toMatchObject({
-      name: "slow__report",
-      status: "error",
-      response: { code: "remote_timeout", taskId: "task-2" },
-    });
-    expect(server.requests).toContain("tasks/cancel");
-    expect(server.tasks.get("task-2")?.status).toBe("cancelled");
-    expect(server.calls).toHaveLength(2);
-    rows.push(
-      `| none (timeoutMs 5 s) | 1 | 1 | — | ${late!.status}: ${(late!.response as { code: string }).code}, tasks/cancel sent |`,
-    );
-  }, CASE_MS);
+      // A task that never ends, on the server with `timeoutMs` 5 s: the call is remote_timeout, the task cancelled.
+      const slow = await handle.api.createSession({ title: "task timeout" });
+      await handle.api.sendMessage(slow.id, "use slow__report");
+      const timedOut = await handle.api.waitForIdle(slow.id, { timeoutMs: 120_000 });
+      expect((await handle.api.verify(slow.id)).ok).toBe(true);
+      const [late, ...others] = pairedOutcomes(timedOut.events);
+      expect(others).toEqual([]);
+      expect(late).toMatchObject({
+        name: "slow__report",
+        status: "error",
+        response: { code: "remote_timeout", taskId: "task-2" },
+      });
+      expect(server.requests).toContain("tasks/cancel");
+      expect(server.tasks.get("task-2")?.status).toBe("cancelled");
+      expect(server.calls).toHaveLength(2);
+      rows.push(
+        `| none (timeoutMs 5 s) | 1 | 1 | — | ${late!.status}: ${(late!.response as { code: string }).code}, tasks/cancel sent |`,
+      );
+    },
+    CASE_MS,
+  );
 
-  it("a task's own question survives kill -9: answered after the restart, the task gets the answer once", async () => {
-    const { server, handle, restart } = await setup("none");
-    const session = await handle.api.createSession({ title: "task question" });
-    await handle.api.sendMessage(session.id, "use jobs__approve");
-    const waiting = await handle.api.waitFor(session.id, (s) => (s.status as string) === "waiting_input", {
-      timeoutMs: 90_000,
-    });
-    const [pending] = (waiting.session as unknown as { pendingInputs: { requestId: string; message: string }[] })
-      .pendingInputs;
-    expect(pending).toMatchObject({ message: "Approve task-1?" });
+  it(
+    "a task's own question survives kill -9: answered after the restart, the task gets the answer once",
+    async () => {
+      const { server, handle, restart } = await setup("none");
+      const session = await handle.api.createSession({ title: "task question" });
+      await handle.api.sendMessage(session.id, "use jobs__approve");
+      const waiting = await handle.api.waitFor(session.id, (s) => (s.status as string) === "waiting_input", {
+        timeoutMs: 90_000,
+      });
+      const [pending] = (waiting.session as unknown as { pendingInputs: { requestId: string; message: string }[] })
+        .pendingInputs;
+      expect(pending).toMatchObject({ message: "Approve task-1?" });
 
-    await restart();
-    const after = (await handle.api.getSession(session.id)) as unknown as {
-      status: string;
-      pendingInputs: { requestId: string }[];
-    };
-    expect(after.status).toBe("waiting_input");
-    expect(after.pendingInputs.map((p) => p.requestId)).toEqual([pending!.requestId]);
-    expect(server.answers).toEqual([]);
-    const path = `/v1/sessions/${session.id}/inputs/${pending!.requestId}`;
-    expect((await handle.api.raw("POST", path, { action: "accept", content: { approve: true } })).status).toBe(200);
-    expect((await handle.api.raw("POST", path, { action: "decline" })).status).toBe(409);
-    const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
-    expect((await handle.api.verify(session.id)).ok).toBe(true);
-    const [response, ...more] = pairedOutcomes(done.events);
-    expect(more).toEqual([]);
-    expect(response).toMatchObject({ name: "jobs__approve", status: "ok", response: 'accept: {"approve":true}' });
-    expect(server.answers).toEqual([{ taskId: "task-1", action: "accept", content: { approve: true } }]);
-    expect(server.calls).toHaveLength(1);
-    expect(done.events.filter((e) => e.actions?.stateDelta?.inputRequested)).toHaveLength(1);
-    rows.push(
-      `| mid-question (input_required), answered after | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)}, answer received once |`,
-    );
-  }, CASE_MS);
+      await restart();
+      const after = (await handle.api.getSession(session.id)) as unknown as {
+        status: string;
+        pendingInputs: { requestId: string }[];
+      };
+      expect(after.status).toBe("waiting_input");
+      expect(after.pendingInputs.map((p) => p.requestId)).toEqual([pending!.requestId]);
+      expect(server.answers).toEqual([]);
+      const path = `/v1/sessions/${session.id}/inputs/${pending!.requestId}`;
+      expect((await handle.api.raw("POST", path, { action: "accept", content: { approve: true } })).status).toBe(200);
+      expect((await handle.api.raw("POST", path, { action: "decline" })).status).toBe(409);
+      const done = await handle.api.waitForIdle(session.id, { timeoutMs: 120_000 });
+      expect((await handle.api.verify(session.id)).ok).toBe(true);
+      const [response, ...more] = pairedOutcomes(done.events);
+      expect(more).toEqual([]);
+      expect(response).toMatchObject({ name: "jobs__approve", status: "ok", response: 'accept: {"approve":true}' });
+      expect(server.answers).toEqual([{ taskId: "task-1", action: "accept", content: { approve: true } }]);
+      expect(server.calls).toHaveLength(1);
+      expect(done.events.filter((e) => e.actions?.stateDelta?.inputRequested)).toHaveLength(1);
+      rows.push(
+        `| mid-question (input_required), answered after | ${server.calls.length} | ${server.tasks.size} | ${count(server, "tasks/get")} | ${response!.status}: ${JSON.stringify(response!.response)}, answer received once |`,
+      );
+    },
+    CASE_MS,
+  );
 });

@@ -117,9 +117,11 @@ describe("the estimate", () => {
     const through = b.events.at(-1)!.seq;
     b.hidden({ modelRequest: { throughSeq: through, checkpointId: null, estimatedTokens: 0, requestDigest: "d" } });
     const requestSeq = b.events.at(-1)!.seq;
-    const store = {
-      readContextEventsAfter: (after: number) =>
+    const view = {
+      contextEventsAfter: (after: number) =>
         b.events.filter((e) => e.seq > after && (e.modelVisibility === "visible" || e.actions?.modelRequest)),
+    };
+    const store = {
       get: (seq: number) => b.events.find((e) => e.seq === seq) ?? null,
       head: () => ({ highWater: b.events.length, headDigest: b.events.at(-1)!.digest }),
       digestAt: (seq: number) => b.events.find((e) => e.seq === seq)?.digest ?? null,
@@ -132,7 +134,7 @@ describe("the estimate", () => {
       highWater: b.events.length,
     } as unknown as SessionSummary;
     const model = { provider: "openai", name: "m", contextWindow: 8_000, maxOutputTokens: 2_000 } as const;
-    const ctx = buildNextContext({ store, sql }, { summary, model, system, tools });
+    const ctx = buildNextContext({ store, view, sql }, { summary, model, system, tools });
     expect(ctx.estimatedTokens).toBe(3_000);
     expect(ctx.threshold).toBe(5_840);
     expect(ctx.checkpoint).toBeNull();

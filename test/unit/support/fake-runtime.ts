@@ -4,7 +4,7 @@
  * projection; the store answers the reads the steps make from that array. The SQL port keeps
  * nothing (no checkpoints, no slice or in-flight records), which is what a fresh session has.
  */
-import type { Event, EventDraft, EventStore } from "../../../src/log";
+import type { Event, EventDraft, EventStore, ModelViewReads } from "../../../src/log";
 import type { ModelPart, ModelProvider } from "../../../src/model/types";
 import { type CallState, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "../../../src/runtime/deps";
@@ -68,15 +68,18 @@ export function fakeRuntime(
       events.filter(
         (e) => callIdOf(e) === callId && (e.content?.type === "functionResponse" || !!e.actions?.permissionRequest),
       ),
-    readContextEventsAfter: (after: number) =>
-      events.filter((e) => e.seq > after && (e.modelVisibility === "visible" || e.actions?.modelRequest)),
     blobs: {},
   } as unknown as EventStore;
+  const view = {
+    contextEventsAfter: (after: number) =>
+      events.filter((e) => e.seq > after && (e.modelVisibility === "visible" || e.actions?.modelRequest)),
+  } as unknown as ModelViewReads;
   const ends: (number | "parked")[] = [];
   const leases: number[] = [];
   const deps: RuntimeDeps = {
     sessionId,
     store,
+    view,
     sql: emptySql,
     transactionSync: (fn) => fn(),
     setAlarm: async () => undefined,
