@@ -113,6 +113,8 @@ async function throughSession(fake: FakeMcpServer, calls: number) {
       MODEL_API_KEY: "x",
       MODEL_NAME: "fake-model",
       HTTP_TOOL_ALLOWED_HOSTS: "127.0.0.1:*",
+      // The peer fetches /ping on the fake MCP server's own host, which http_fetch refuses by default.
+      HTTP_TOOL_MCP_HOSTS: "allow",
       MCP_SERVERS: JSON.stringify([{ name: "fake", url: fake.url, trust: "annotations" }]),
     },
     env: QUIET_WRANGLER_ENV,
@@ -131,7 +133,7 @@ async function throughSession(fake: FakeMcpServer, calls: number) {
       if (d) dispatched.set(d.callId, Date.parse(e.at));
       const c = e.content;
       if (c?.type === "functionResponse" && c.callId && dispatched.has(c.callId)) {
-        if (c.status !== "ok") throw new Error(`${c.name} answered ${c.status}`);
+        if (c.status !== "ok") throw new Error(`${c.name} answered ${c.status}: ${JSON.stringify(c.response).slice(0, 300)}`);
         (c.name === "http_fetch" ? perFetch : perCall).push(Date.parse(e.at) - dispatched.get(c.callId)!);
       }
     }
