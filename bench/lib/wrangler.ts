@@ -219,11 +219,22 @@ export function prebuildTestConfig(): { config: string; dir: string } {
 export function prebuildConfig(source: string): { config: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "highwater-e2e-bundle-"));
   const dist = join(dir, "dist");
-  execFileSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", dist, "-c", source], {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", CI: "1" },
-  });
+  // wrangler's CLI run directly, as a start runs it (WRANGLER_CLI), not through npx.
+  execFileSync(
+    process.execPath,
+    ["--no-warnings", WRANGLER_CLI, "deploy", "--dry-run", "--outdir", dist, "-c", source],
+    {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        NO_COLOR: "1",
+        CI: "1",
+        NODE_COMPILE_CACHE: COMPILE_CACHE,
+      },
+    },
+  );
   const names = bundleExports(readFileSync(join(dist, "worker.js"), "utf8"));
   let main = join(dist, "worker.js");
   let rule = "";
