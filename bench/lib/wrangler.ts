@@ -215,9 +215,10 @@ export function prebuildTestConfig(): { config: string; dir: string } {
  * through esbuild at every start to learn its exports (`guessWorkerFormat`), which over the
  * 4.6 MB bundle was about 1.2 s of CPU per start; over the re-export it is nothing. The Worker
  * that runs is the same code. Falls back to the bundle as entry if its exports cannot be read.
+ * The folder is made in `under` (default: the system's temp folder).
  */
-export function prebuildConfig(source: string): { config: string; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), "highwater-e2e-bundle-"));
+export function prebuildConfig(source: string, under: string = tmpdir()): { config: string; dir: string } {
+  const dir = mkdtempSync(join(under, "highwater-e2e-bundle-"));
   const dist = join(dir, "dist");
   // wrangler's CLI run directly, as a start runs it (WRANGLER_CLI), not through npx.
   execFileSync(

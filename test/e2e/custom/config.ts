@@ -1,7 +1,7 @@
 /** `wrangler dev` configs for deployments other than the repository's own (the e2e test deployment, the example). */
 import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { prebuildConfig, REPO_ROOT, withoutBuild, writeOnce } from "../harness/wrangler";
+import { dirname, join } from "node:path";
+import { PREBUILT_CONFIG_ENV, prebuildConfig, REPO_ROOT, withoutBuild, writeOnce } from "../harness/wrangler";
 
 /** The repository's `wrangler.toml` (without `[build]`, without assets) with `main` set to `mainFile` (absolute). */
 export function configWithMain(mainFile: string): string {
@@ -14,14 +14,16 @@ export function configWithMain(mainFile: string): string {
 const bundled = new Map<string, string>();
 /**
  * `source` with its Worker bundled once for this test process (`prebuildConfig`, as the e2e
- * global setup does for the repository's Worker), so each start skips bundling it again; the
- * bundle's folder goes when the process exits.
+ * global setup does for the repository's Worker), so each start skips bundling it again. In an
+ * e2e run the bundle goes into the run's own bundle folder, which the global setup removes when
+ * the run ends (a test process is ended without its exit hooks); outside one, at process exit.
  */
 function bundledOnce(source: string): string {
   let config = bundled.get(source);
   if (!config) {
-    const built = prebuildConfig(source);
-    process.once("exit", () => rmSync(built.dir, { recursive: true, force: true }));
+    const run = process.env[PREBUILT_CONFIG_ENV];
+    const built = prebuildConfig(source, run ? dirname(run) : undefined);
+    if (!run) process.once("exit", () => rmSync(built.dir, { recursive: true, force: true }));
     config = built.config;
     bundled.set(source, config);
   }
