@@ -231,7 +231,8 @@ describe("useChat's transport against highwater", () => {
     expect(users.map((e) => (e.content as { text: string }).text)).toEqual(["still here"]);
   });
 
-  it("a message that joins a running turn, then a reload: GET /messages and the resume give one message per answer", async () => {
+  // The two joined-message cases (distinct sessions, each mostly waiting on the slow fake answers) run at once.
+  it.concurrent("a message that joins a running turn, then a reload: GET /messages and the resume give one message per answer", async () => {
     const { id } = await api.createSession({});
     const first = (await send(id, [userMessage("m-j1", "slow")])).getReader();
     for (;;) {
@@ -267,7 +268,7 @@ describe("useChat's transport against highwater", () => {
     expect(chat.all.map((m) => [m.id, m.role, textOf(m)])).toEqual(afterwards.map((m) => [m.id, m.role, textOf(m)]));
   });
 
-  it("a message that joins a turn waiting for an approval has its own answer: the decision's stream ends before it", async () => {
+  it.concurrent("a message that joins a turn waiting for an approval has its own answer: the decision's stream ends before it", async () => {
     const { id } = await api.createSession({ approvals: [{ tool: "write_file" }] });
     const asked = await read(await send(id, [userMessage("m-wj", "write a.txt")]));
     const tool = (asked.parts as Part[]).find((p) => p.type === "dynamic-tool")!;

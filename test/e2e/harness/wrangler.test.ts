@@ -3,10 +3,19 @@
  * process group, and that starting one never disturbs another already running.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { customToolsConfig } from "../custom/config";
-import { makePersistDir, REPO_ROOT, sourceConfigPath, startWrangler, testConfigPath, withoutBuild } from "./wrangler";
+import {
+  bundleExports,
+  groupAlive,
+  makePersistDir,
+  REPO_ROOT,
+  sourceConfigPath,
+  startWrangler,
+  testConfigPath,
+  withoutBuild,
+} from "./wrangler";
 
 describe("the test wrangler config", () => {
   it("is wrangler.toml without its [build] table, every other table kept", () => {
@@ -22,13 +31,20 @@ describe("the test wrangler config", () => {
   });
 
   it("in a run, is that config over the Worker bundled once, which a start runs as is", () => {
-    // test/e2e/global-setup.ts bundled it: each start skips bundling src/ again.
+    // test/e2e/global-setup.ts bundled it: each start skips bundling src/ again. Its entry only
+    // re-exports the bundle by name (prebuildConfig), which is attached as a module.
     const run = readFileSync(testConfigPath(), "utf8");
     expect(run).toMatch(/^no_bundle = true$/m);
-    const main = /^main = (".*")$/m.exec(run)?.[1];
-    expect(JSON.parse(main ?? '""')).toMatch(/highwater-e2e-bundle-[^/]+\/dist\/worker\.js$/);
-    const rest = (t: string) => t.replace(/^main = .*\n(no_bundle = true\n)?/m, "");
-    expect(rest(run)).toBe(rest(readFileSync(sourceConfigPath(), "utf8")));
+    const main = JSON.parse(/^main = (".*")$/m.exec(run)?.[1] ?? '""') as string;
+    expect(main).toMatch(/highwater-e2e-bundle-[^/]+\/dist\/entry\.js$/);
+    const bundle = readFileSync(join(dirname(main), "worker.js"), "utf8");
+    const names = bundleExports(bundle);
+    expect(names).toEqual(expect.arrayContaining(["default", "SessionObject", "DirectoryObject"]));
+    expect(readFileSync(main, "utf8")).toBe(`export { ${names!.join(", ")} } from "./worker.js";\n`);
+    const rule = '\n[[rules]]\ntype = "ESModule"\nglobs = ["worker.js"]\n';
+    expect(run.endsWith(rule)).toBe(true);
+    const rest = (t: string) => t.replace(/^main = .*\n(no_bundle = true\n)?/m, "").replace(/\n*$/, "\n");
+    expect(rest(run.slice(0, -rule.length))).toBe(rest(readFileSync(sourceConfigPath(), "utf8")));
   });
 });
 
@@ -50,7 +66,8 @@ describe("wrangler dev harness", () => {
       expect(w.logs()).not.toMatch(/custom build|restarting build/);
       await w.kill9();
       expect(w.exited).toBe(true);
-      expect(() => process.kill(-w.pid, 0)).toThrow();
+      // Nothing of the group runs any more (a zombie left for its adopter to reap does not run).
+      expect(groupAlive(w.pid)).toBe(false);
       await expect(fetch(`${w.url}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     } finally {
       await w.stop();
@@ -60,7 +77,7 @@ describe("wrangler dev harness", () => {
     expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
     await again.stop();
     expect(again.exited).toBe(true);
-    expect(() => process.kill(-again.pid, 0)).toThrow();
+    expect(groupAlive(again.pid)).toBe(false);
   });
 });
 

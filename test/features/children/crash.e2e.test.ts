@@ -12,6 +12,7 @@
  */
 import { rmSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
+import { limiter } from "../../e2e/crash/run-case";
 import { type Api, createApi, describeEvent, type Event, type Session } from "../../e2e/harness/api";
 import {
   makePersistDir,
@@ -33,6 +34,8 @@ const CASES: Case[] = [
 ];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The cases are independent (each its own persist dir, sink and wrangler): two at a time, like the other crash files.
+const withSlot = limiter(2);
 
 async function until<T>(what: string, probe: () => Promise<T | null>, timeoutMs = 90_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -49,69 +52,71 @@ const spawnCalls = (events: Event[]) =>
 const responsesTo = (events: Event[], callId: string) =>
   events.filter((e) => e.content?.type === "functionResponse" && e.content.callId === callId);
 
-describe("spawn_session survives kill -9", () => {
+describe.concurrent("spawn_session survives kill -9", () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterAll(async () => {
     for (const f of cleanup.reverse()) await f().catch(() => undefined);
   });
 
   for (const c of CASES)
-    it(`${c.failpoint}: ${c.what} → one child, one response`, async () => {
-      const persistTo = makePersistDir("hw-children-");
-      const sink = await startFailpointSink();
-      cleanup.push(async () => {
-        await sink.close();
-        rmSync(persistTo, { recursive: true, force: true });
-      });
-      let worker: Wrangler = await startWrangler({
-        persistTo,
-        vars: { API_TOKENS: TOKEN, HW_FAILPOINT: c.failpoint, HW_FAILPOINT_URL: sink.url },
-      });
-      cleanup.push(() => worker.stop());
-      let api: Api = createApi(worker.url, TOKEN);
-      const parent = await api.createSession({ title: `crash ${c.failpoint}` });
-      await api.sendMessage(parent.id, `spawn: ${GOAL}`);
-      await sink.waitFor(c.failpoint, 90_000);
-      await worker.kill9();
+    it(`${c.failpoint}: ${c.what} → one child, one response`, () => withSlot(() => runCase(c)), 600_000);
 
-      worker = await restartWrangler(worker, { dropVars: ["HW_FAILPOINT", "HW_FAILPOINT_URL"] });
-      api = createApi(worker.url, TOKEN);
-      // No request drives anything: alarms (and the child's report) do.
-      const final = await until("the parent to close its turn", async () => {
-        const events = await api.allEvents(parent.id);
-        return events.some((e) => e.actions?.turnClose) ? events : null;
-      });
-      const show = () =>
-        `parent:\n${final.map(describeEvent).join("\n")}\n--- wrangler ---\n${worker.logs().slice(-3000)}`;
-      expect(
-        final.filter((e) => e.actions?.turnClose).map((e) => e.actions?.turnClose?.reason),
-        show(),
-      ).toEqual(["completed"]);
-      const calls = spawnCalls(final);
-      expect(calls, show()).toHaveLength(1);
-      const callId = (calls[0]!.content as { callId: string }).callId;
-      expect(final.filter((e) => e.actions?.toolDispatch?.callId === callId)).toHaveLength(1);
-      const responses = responsesTo(final, callId);
-      expect(responses, show()).toHaveLength(1);
-      const response = responses[0]!.content as { status: string; response: { sessionId: string; status: string } };
-      expect(response.status, show()).toBe("ok");
-      expect(response.response.status).toBe("completed");
-      // Waiting for a child is not a recovery: no toolRecovery and no notice in the parent.
-      expect(final.some((e) => e.actions?.toolRecovery?.callId === callId)).toBe(false);
-      expect(final.some((e) => e.actions?.stateDelta?.recoveryNotice)).toBe(false);
-
-      const listed = (await api.listSessions("?limit=100")).sessions.filter((s: Session) => s.parentId === parent.id);
-      expect(listed.map((s) => s.id)).toEqual([response.response.sessionId]);
-      const childId = response.response.sessionId;
-      const child = await until("the child's report to be acknowledged", async () => {
-        const events = await api.allEvents(childId);
-        return events.some((e) => e.actions?.stateDelta?.reportAcked) ? events : null;
-      });
-      const goals = child.filter((e) => e.author === "user" && e.content?.type === "text");
-      expect(goals.map((e) => (e.content as { text: string }).text)).toEqual([GOAL]);
-      expect(child.filter((e) => e.actions?.stateDelta?.reportAcked)).toHaveLength(1);
-      expect((await api.verify(parent.id)).ok).toBe(true);
-      expect((await api.verify(childId)).ok).toBe(true);
-      await worker.stop();
+  async function runCase(c: Case): Promise<void> {
+    const persistTo = makePersistDir("hw-children-");
+    const sink = await startFailpointSink();
+    cleanup.push(async () => {
+      await sink.close();
+      rmSync(persistTo, { recursive: true, force: true });
     });
+    let worker: Wrangler = await startWrangler({
+      persistTo,
+      vars: { API_TOKENS: TOKEN, HW_FAILPOINT: c.failpoint, HW_FAILPOINT_URL: sink.url },
+    });
+    cleanup.push(() => worker.stop());
+    let api: Api = createApi(worker.url, TOKEN);
+    const parent = await api.createSession({ title: `crash ${c.failpoint}` });
+    await api.sendMessage(parent.id, `spawn: ${GOAL}`);
+    await sink.waitFor(c.failpoint, 90_000);
+    await worker.kill9();
+
+    worker = await restartWrangler(worker, { dropVars: ["HW_FAILPOINT", "HW_FAILPOINT_URL"] });
+    api = createApi(worker.url, TOKEN);
+    // No request drives anything: alarms (and the child's report) do.
+    const final = await until("the parent to close its turn", async () => {
+      const events = await api.allEvents(parent.id);
+      return events.some((e) => e.actions?.turnClose) ? events : null;
+    });
+    const show = () =>
+      `parent:\n${final.map(describeEvent).join("\n")}\n--- wrangler ---\n${worker.logs().slice(-3000)}`;
+    expect(
+      final.filter((e) => e.actions?.turnClose).map((e) => e.actions?.turnClose?.reason),
+      show(),
+    ).toEqual(["completed"]);
+    const calls = spawnCalls(final);
+    expect(calls, show()).toHaveLength(1);
+    const callId = (calls[0]!.content as { callId: string }).callId;
+    expect(final.filter((e) => e.actions?.toolDispatch?.callId === callId)).toHaveLength(1);
+    const responses = responsesTo(final, callId);
+    expect(responses, show()).toHaveLength(1);
+    const response = responses[0]!.content as { status: string; response: { sessionId: string; status: string } };
+    expect(response.status, show()).toBe("ok");
+    expect(response.response.status).toBe("completed");
+    // Waiting for a child is not a recovery: no toolRecovery and no notice in the parent.
+    expect(final.some((e) => e.actions?.toolRecovery?.callId === callId)).toBe(false);
+    expect(final.some((e) => e.actions?.stateDelta?.recoveryNotice)).toBe(false);
+
+    const listed = (await api.listSessions("?limit=100")).sessions.filter((s: Session) => s.parentId === parent.id);
+    expect(listed.map((s) => s.id)).toEqual([response.response.sessionId]);
+    const childId = response.response.sessionId;
+    const child = await until("the child's report to be acknowledged", async () => {
+      const events = await api.allEvents(childId);
+      return events.some((e) => e.actions?.stateDelta?.reportAcked) ? events : null;
+    });
+    const goals = child.filter((e) => e.author === "user" && e.content?.type === "text");
+    expect(goals.map((e) => (e.content as { text: string }).text)).toEqual([GOAL]);
+    expect(child.filter((e) => e.actions?.stateDelta?.reportAcked)).toHaveLength(1);
+    expect((await api.verify(parent.id)).ok).toBe(true);
+    expect((await api.verify(childId)).ok).toBe(true);
+    await worker.stop();
+  }
 });

@@ -42,7 +42,7 @@ async function setup() {
 
 const answered = (events: Event[]) => events.filter((e) => e.actions?.stateDelta?.inputAnswered);
 
-describe("questions from MCP servers under wrangler", () => {
+describe.concurrent("questions from MCP servers under wrangler", () => {
   it("bad answers write nothing; the question survives kill -9 and the answer reaches a 2026-07-28 server", async () => {
     const { modern, vars, worker: first } = await setup();
     let worker: Wrangler = first;
