@@ -107,11 +107,36 @@ export function summarize(profile: Profile, n = 25): string {
       incl.set(k, (incl.get(k) ?? 0) + ms);
     }
   }
+  // For the heaviest self entries, the call paths their time comes from (three frames up).
+  const paths = new Map<string, Map<string, number>>();
+  for (const [id, ms] of selfMs) {
+    const chain: string[] = [];
+    for (let cur = parent.get(id); cur !== undefined && chain.length < 3; cur = parent.get(cur))
+      chain.push(key(byId.get(cur)!).split(" ")[0]!);
+    const k = key(byId.get(id)!);
+    const m = paths.get(k) ?? new Map<string, number>();
+    const via = chain.join(" ← ");
+    m.set(via, (m.get(via) ?? 0) + ms);
+    paths.set(k, m);
+  }
   const top = (m: Map<string, number>) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([k, ms]) => `  ${ms.toFixed(1).padStart(8)} ms  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${k}`)
       .join("\n");
-  return `sampled ${total.toFixed(1)} ms\nself time:\n${top(self)}\ninclusive time:\n${top(incl)}`;
+  const heaviest = [...self.entries()]
+    .filter(([k]) => !k.startsWith("(idle)") && !k.startsWith("(program)"))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([k, ms]) => {
+      const via = [...(paths.get(k) ?? new Map<string, number>()).entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 4)
+        .map(([v, t]) => `      ${t.toFixed(1).padStart(8)} ms  ← ${v}`)
+        .join("\n");
+      return `  ${ms.toFixed(1).padStart(8)} ms  ${k}\n${via}`;
+    })
+    .join("\n");
+  return `sampled ${total.toFixed(1)} ms\nself time:\n${top(self)}\ninclusive time:\n${top(incl)}\nwhere the heaviest self time is spent from:\n${heaviest}`;
 }

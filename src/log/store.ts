@@ -64,7 +64,12 @@ export class EventStore {
     if (drafts.length === 0) return [];
     try {
       const one = drafts.length === 1 ? this.#plain(drafts[0]!) : null;
-      if (!one) return this.transactionSync(() => this.#appendAll(drafts, prepare));
+      if (!one) {
+        const rows: EventRow[] = [];
+        const events = this.transactionSync(() => this.#appendAll(drafts, prepare, rows));
+        this.#keep(rows);
+        return events;
+      }
       const events = [one.event];
       const writes = prepare?.(events) ?? null;
       if (writes)
@@ -74,6 +79,7 @@ export class EventStore {
         });
       else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
+      this.#keep([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
       return events;
     } catch (err) {
       this.#head = null;
@@ -101,8 +107,24 @@ export class EventStore {
     return { event, body };
   }
 
+  /**
+   * Committed rows join the kept suffix (`readFrom`) when it reaches up to them: parsed from the
+   * bytes just stored, as a read would return them, so the next step reads no row it wrote.
+   */
+  #keep(rows: EventRow[]): void {
+    const kept = this.#suffix;
+    if (!kept || rows.length === 0) return;
+    const last = kept.events.at(-1)?.seq ?? kept.from - 1;
+    if (last + 1 !== rows[0]!.seq) return;
+    for (const r of rows) kept.events.push(parseRow(r));
+  }
+
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
-  #appendAll(drafts: EventDraft[], prepare?: (events: Event[]) => Writes | null): Event[] {
+  #appendAll(
+    drafts: EventDraft[],
+    prepare: ((events: Event[]) => Writes | null) | undefined,
+    rows: EventRow[],
+  ): Event[] {
     let { highWater, headDigest } = this.head();
     const out: Event[] = [];
     const at = nowIso();
@@ -130,6 +152,7 @@ export class EventStore {
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
       insertEvent(this.sql, event as Event, body);
+      rows.push({ seq, body, digest });
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
       highWater = seq;

@@ -72,10 +72,12 @@ export type RuntimeFeature = {
   /** Folds committed events into the feature's tables, inside the transaction that appended them. */
   readonly apply?: (sql: SqlLike, events: Event[]) => void;
   /**
-   * Whether `apply` writes anything for these events (pure, cheap). A commit whose features and
-   * summary write nothing is one INSERT (docs/design.md#3-storage). Absent: `apply` may always write.
+   * Whether `apply` writes anything for these events (pure, cheap), given the feature's slice of
+   * the summary after them (a feature whose tables only matter once its slice says so answers from
+   * it). `apply` runs only when this is true. A commit whose features and summary write nothing is
+   * one INSERT (docs/design.md#3-storage). Absent: `apply` runs with every commit that writes.
    */
-  readonly touches?: (events: Event[]) => boolean;
+  readonly touches?: (events: Event[], slice: unknown) => boolean;
   /** Brings the feature's tables up to the log's head when the object opens. */
   readonly catchUp?: (sql: SqlLike, store: EventStore, transactionSync: <T>(fn: () => T) => T) => void;
   /**

@@ -171,15 +171,14 @@ export function cacheWrites(
   c: { previous: SessionSummary | null; next: SessionSummary | null; events: Event[]; also?: Writes },
 ): Writes | null {
   const { previous, next, also } = c;
+  // Only the features the events touch apply them; one without `touches` applies every commit that writes.
+  const touched = features.filter((f) => f.apply && f.touches?.(c.events, next?.features?.[f.name]) !== false);
   const due =
-    !!also ||
-    (next !== null && summaryWriteDue(next, previous)) ||
-    touchesIdempotency(c.events) ||
-    features.some((f) => f.apply && (f.touches?.(c.events) ?? true));
+    !!also || (next !== null && summaryWriteDue(next, previous)) || touchesIdempotency(c.events) || touched.length > 0;
   if (!due) return null;
   return (committed) => {
     if (next) writeSummary(sql, next, previous);
-    for (const feature of features) feature.apply?.(sql, committed);
+    for (const feature of touched) feature.apply?.(sql, committed);
     applyIdempotencyEvents(sql, committed);
     also?.(committed);
   };

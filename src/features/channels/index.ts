@@ -15,7 +15,8 @@ export const channels: Feature = {
   apply: applyRelay,
   touches: touchesRelay,
   catchUp: catchUpRelay,
-  nextDue: (sql) => relayDue(sql),
+  // Reports are owed only by a bound session (its slice is there).
+  nextDue: (sql, summary) => (summary?.features?.[FEATURE] === undefined ? null : relayDue(sql)),
   deliver: deliverRelay,
   fold: foldRelay,
   operations: { bind: bindThread },

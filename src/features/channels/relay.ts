@@ -93,9 +93,13 @@ export function applyRelay(sql: SqlLike, events: Event[]): void {
     ON CONFLICT (k) DO UPDATE SET through = excluded.through`;
 }
 
-/** The events this feature reads: a pure, cheap filter for `touches`. */
-export function touchesRelay(events: Event[]): boolean {
-  return events.some(mayReport);
+/**
+ * Whether `applyRelay` has anything to do: only in a session bound to a thread (its slice, set by
+ * `foldRelay` from the binding event, is there) and only for events that may make a report. An
+ * unbound session's steps never read the binding row.
+ */
+export function touchesRelay(events: Event[], slice: unknown): boolean {
+  return slice !== undefined && events.some(mayReport);
 }
 
 /** Creates the tables and folds whatever was committed since the last fold (none, normally). */
