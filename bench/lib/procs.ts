@@ -61,10 +61,11 @@ export function cpuNs(pid: number): number {
 }
 
 /** VmRSS and VmHWM (peak RSS) in bytes. */
-export function memory(pid: number): { rss: number; hwm: number } {
+/** A process's memory from /proc (bytes): RSS and its peak, and RSS by kind (anonymous, file-backed, shared). */
+export function memory(pid: number): { rss: number; hwm: number; anon: number; file: number; shmem: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN) * 1024;
-  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM"), anon: kb("RssAnon"), file: kb("RssFile"), shmem: kb("RssShmem") };
 }
 
 /** Resets VmHWM to the current RSS (Linux `clear_refs` 5), so the next peak is this phase's own. */

@@ -34,7 +34,15 @@ export type SessionsRss = {
   perIdleKb: number;
   /** The isolate's JS heap after a full GC (MB), at each reading: the part of RSS that is our objects. */
   heapMb: { baseline: number; live: number; idle: number };
+  /** RSS by kind at each reading (MB): anonymous memory, and file-backed pages (mapped files the kernel can drop). */
+  kindsMb: Record<"baseline" | "live" | "idle", { anon: number; file: number; shmem: number }>;
 };
+
+const kindsOf = (m: { anon: number; file: number; shmem: number }) => ({
+  anon: m.anon / MB,
+  file: m.file / MB,
+  shmem: m.shmem / MB,
+});
 
 /** Ends when the session's turn is over (polled). */
 async function turnOver(client: HighwaterClient, id: string): Promise<void> {
@@ -88,6 +96,7 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     await sleep(IDLE_MS);
     const baselineHeap = await heap();
     const baselineMb = rss();
+    const baselineKinds = kindsOf(memory(pid));
     log(
       `sessions-rss: baseline ${baselineMb.toFixed(1)} MB; ${sessions} sessions × ${turns} turns, ${parallel} at a time`,
     );
@@ -95,6 +104,7 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     await driveSessions(client, sessions, turns, parallel);
     const seconds = (Date.now() - t0) / 1000;
     const liveMb = rss();
+    const liveKinds = kindsOf(memory(pid));
     const liveHeap = await heap();
     log(`sessions-rss: live ${liveMb.toFixed(1)} MB after ${seconds.toFixed(0)} s`);
     const idleCurve: number[] = [];
@@ -105,6 +115,7 @@ export async function runSessionsRss(): Promise<SessionsRss> {
     const idleHeap = await heap();
     const idleMb = rss();
     return {
+      kindsMb: { baseline: baselineKinds, live: liveKinds, idle: kindsOf(memory(pid)) },
       heapMb: { baseline: baselineHeap, live: liveHeap, idle: idleHeap },
       sessions,
       turns,
@@ -131,6 +142,13 @@ export function reportSessionsRss(r: SessionsRss, { info, target }: Report): voi
     `${size}; idle curve ${r.idleCurve.join(" ")}`,
   );
   info("sessions: RSS per live session (live − baseline) / sessions", `${fmt(r.perLiveKb, 1)} KiB`, "", size);
+  const k = r.kindsMb;
+  info(
+    "sessions: RSS by kind, anonymous / file-backed / shared, MB: baseline → live → after idle",
+    `${fmt(k.baseline.anon, 1)} / ${fmt(k.baseline.file, 1)} / ${fmt(k.baseline.shmem, 1)} → ${fmt(k.live.anon, 1)} / ${fmt(k.live.file, 1)} / ${fmt(k.live.shmem, 1)} → ${fmt(k.idle.anon, 1)} / ${fmt(k.idle.file, 1)} / ${fmt(k.idle.shmem, 1)}`,
+    "",
+    "file-backed pages are mapped files (SQLite's), which the kernel reclaims under pressure",
+  );
   const h = r.heapMb;
   info(
     "sessions: JS heap after a full GC, baseline / live / after idle, MB (our objects' share of RSS)",

@@ -19,6 +19,10 @@ export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
 
 export type Head = { highWater: number; headDigest: string };
 
+/** How much of what it committed a store keeps for readers of the newest rows (`#remember`). */
+const TAIL_ROWS = 64;
+const TAIL_BYTES = 128 * 1024;
+
 /** Writes that join an append's transaction, given its committed events. */
 export type Writes = (events: Event[]) => void;
 
@@ -31,6 +35,8 @@ export class EventStore {
   #head: Head | null = null;
   /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
   #suffix: { from: number; events: Event[] } | null = null;
+  /** The newest rows this store committed (`#remember`): a cache, dropped when an append fails. */
+  #tail: EventRow[] = [];
   readonly blobs: BlobStore;
 
   constructor(
@@ -67,7 +73,7 @@ export class EventStore {
       if (!one) {
         const rows: EventRow[] = [];
         const events = this.transactionSync(() => this.#appendAll(drafts, prepare, rows));
-        this.#keep(rows);
+        this.#remember(rows);
         return events;
       }
       const events = [one.event];
@@ -79,11 +85,12 @@ export class EventStore {
         });
       else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
-      this.#keep([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
+      this.#remember([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
       return events;
     } catch (err) {
       this.#head = null;
       this.#suffix = null;
+      this.#tail = [];
       throw err;
     }
   }
@@ -108,15 +115,37 @@ export class EventStore {
   }
 
   /**
-   * Committed rows join the kept suffix (`readFrom`) when it reaches up to them: parsed from the
-   * bytes just stored, as a read would return them, so the next step reads no row it wrote.
+   * Rows this store just committed, kept as stored (the newest, at most TAIL_ROWS and TAIL_BYTES,
+   * contiguous up to the head): a reader asking for what follows a recent seq (the loop's turn
+   * suffix, a socket's pump) parses them instead of reading back rows it wrote.
    */
-  #keep(rows: EventRow[]): void {
-    const kept = this.#suffix;
-    if (!kept || rows.length === 0) return;
-    const last = kept.events.at(-1)?.seq ?? kept.from - 1;
-    if (last + 1 !== rows[0]!.seq) return;
-    for (const r of rows) kept.events.push(parseRow(r));
+  #remember(rows: EventRow[]): void {
+    let tail = this.#tail;
+    if (tail.length > 0 && tail.at(-1)!.seq + 1 !== rows[0]?.seq) tail = [];
+    tail = [...tail, ...rows];
+    let bytes = tail.reduce((n, r) => n + r.body.length, 0);
+    while (tail.length > TAIL_ROWS || (bytes > TAIL_BYTES && tail.length > 0)) bytes -= tail.shift()!.body.length;
+    this.#tail = tail;
+  }
+
+  /**
+   * Events with seq > `after`, ascending, at most `limit`, for the writer's own loop (the open
+   * turn's suffix): what this store committed last is parsed from the kept tail, not read back;
+   * nothing past the head is read at all. Only the store that writes the log may ask this: it
+   * trusts its own head (one writer per object, docs/design.md#where-things-live).
+   */
+  readOwnAfter(after: number, limit: number): Event[] {
+    return this.#rowsAfter(after, limit).map(parseRow);
+  }
+
+  #rowsAfter(after: number, limit: number): EventRow[] {
+    const head = this.head().highWater;
+    if (after >= head) return [];
+    const tail = this.#tail;
+    const first = tail[0]?.seq;
+    if (first !== undefined && first <= after + 1 && tail.at(-1)!.seq === head)
+      return tail.slice(after + 1 - first, after + 1 - first + limit);
+    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit);
   }
 
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */

@@ -26,7 +26,7 @@ export class TurnSuffix {
     const events = [...held.events];
     let through = held.through;
     for (;;) {
-      const page = store.readAfter(through, PAGE);
+      const page = store.readOwnAfter(through, PAGE);
       for (const e of page) {
         if (e.turnId === turn.turnId) events.push(e);
         through = e.seq;
