@@ -44,11 +44,14 @@ function turnRows(toolAnswers: number, callsPerAnswer: number) {
     const raw = state.storage.sql;
     const tx = <T>(f: () => T): T => state.storage.transactionSync(f);
     tx(() => applyMigrations(raw));
-    const cursors: { rowsWritten: number }[] = [];
+    const cursors: { rowsWritten: number; rowsRead: number }[] = [];
     let counting = false;
     const sql = {
       exec(query: string, ...bindings: unknown[]) {
-        const cursor = (raw.exec as (q: string, ...b: unknown[]) => { rowsWritten: number })(query, ...bindings);
+        const cursor = (raw.exec as (q: string, ...b: unknown[]) => { rowsWritten: number; rowsRead: number })(
+          query,
+          ...bindings,
+        );
         if (counting) cursors.push(cursor);
         return cursor;
       },
@@ -65,6 +68,7 @@ function turnRows(toolAnswers: number, callsPerAnswer: number) {
     counting = false;
     return {
       rows: cursors.reduce((n, c) => n + c.rowsWritten, 0),
+      read: cursors.reduce((n, c) => n + c.rowsRead, 0),
       events: store.head().highWater,
       problems: verifySuffix(store, 1),
     };
@@ -89,5 +93,17 @@ describe("rows written per step (docs/design.md#3-storage)", () => {
       perModelStep: true,
       perToolStep: true,
     });
+  });
+
+  // A durable step reads what its tool reads (list_files: one row), what its three INSERTs touch
+  // (one row each) and its share of the next request's read of the model view (its three events
+  // and their view rows: about 5). It never reads back the events this object just appended for
+  // the loop (the turn suffix keeps them), and a session bound to no channel reads no channel row:
+  // 13.6 rows a step did both.
+  it("a durable tool step reads at most 10 rows", async () => {
+    const none = await turnRows(0, 1);
+    const tools = await turnRows(1, 50);
+    const perToolStep = (tools.read - none.read) / 50;
+    expect(perToolStep <= 10, JSON.stringify({ perToolStep })).toBe(true);
   });
 });
