@@ -133,7 +133,8 @@ async function throughSession(fake: FakeMcpServer, calls: number) {
       if (d) dispatched.set(d.callId, Date.parse(e.at));
       const c = e.content;
       if (c?.type === "functionResponse" && c.callId && dispatched.has(c.callId)) {
-        if (c.status !== "ok") throw new Error(`${c.name} answered ${c.status}: ${JSON.stringify(c.response).slice(0, 300)}`);
+        if (c.status !== "ok")
+          throw new Error(`${c.name} answered ${c.status}: ${JSON.stringify(c.response).slice(0, 300)}`);
         (c.name === "http_fetch" ? perFetch : perCall).push(Date.parse(e.at) - dispatched.get(c.callId)!);
       }
     }
