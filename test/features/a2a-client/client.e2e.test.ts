@@ -4,21 +4,11 @@
  * (`wait.kind: "remote"`); polling from the alarm learns the outcome, which is the call's response.
  */
 import { describe, expect, it } from "vitest";
-import { limiter } from "../../e2e/crash/run-case";
-import { remoteTaskOf, responseOf, type Stack, startStack, waitOf } from "./support";
+import { remoteTaskOf, responseOf, stackCases, waitOf } from "./support";
 
 // Each case runs on its own stack (agent, model, wrangler), closed whatever its outcome: the cases
 // are independent, and run two at a time.
-const slot = limiter(2);
-const withStack = (opts: Parameters<typeof startStack>[0], body: (stack: Stack) => Promise<void>) => () =>
-  slot(async () => {
-    const stack = await startStack(opts);
-    try {
-      await body(stack);
-    } finally {
-      await stack.close();
-    }
-  });
+const withStack = stackCases(2);
 
 describe.concurrent("A2A client: a call answered by a remote task", () => {
   it(

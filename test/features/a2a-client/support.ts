@@ -4,6 +4,7 @@
  * `A2A_AGENTS` pointing at the agent.
  */
 import { rmSync } from "node:fs";
+import { limiter } from "../../e2e/crash/run-case";
 import { type Api, createApi, type Event } from "../../e2e/harness/api";
 import { type FakeOpenAI, scriptedAgent, startFakeOpenAI } from "../../e2e/harness/fake-openai";
 import {
@@ -116,3 +117,20 @@ export const remoteTaskOf = (events: Event[]) =>
 /** `Session.wait` (docs/API.md §7.27), newer than the harness's `Session` type. */
 export type SessionWait = { runId: string; waitId: string; kind: string; reason?: string } | null;
 export const waitOf = (s: unknown): SessionWait => (s as { wait?: SessionWait }).wait ?? null;
+
+/**
+ * A case body run on a stack of its own (`startStack`), closed whatever its outcome, at most
+ * `concurrency` cases at a time in the file that asks for it.
+ */
+export function stackCases(concurrency: number) {
+  const slot = limiter(concurrency);
+  return (opts: Parameters<typeof startStack>[0], body: (stack: Stack) => Promise<void>) => () =>
+    slot(async () => {
+      const stack = await startStack(opts);
+      try {
+        await body(stack);
+      } finally {
+        await stack.close();
+      }
+    });
+}
