@@ -37,6 +37,7 @@ export class EventStore {
   #suffix: { from: number; events: Event[] } | null = null;
   /** The newest rows this store committed (`#remember`): a cache, dropped when an append fails. */
   #tail: EventRow[] = [];
+  #tailBytes = 0;
   readonly blobs: BlobStore;
 
   constructor(
@@ -91,6 +92,7 @@ export class EventStore {
       this.#head = null;
       this.#suffix = null;
       this.#tail = [];
+      this.#tailBytes = 0;
       throw err;
     }
   }
@@ -120,12 +122,17 @@ export class EventStore {
    * suffix, a socket's pump) parses them instead of reading back rows it wrote.
    */
   #remember(rows: EventRow[]): void {
-    let tail = this.#tail;
-    if (tail.length > 0 && tail.at(-1)!.seq + 1 !== rows[0]?.seq) tail = [];
-    tail = [...tail, ...rows];
-    let bytes = tail.reduce((n, r) => n + r.body.length, 0);
-    while (tail.length > TAIL_ROWS || (bytes > TAIL_BYTES && tail.length > 0)) bytes -= tail.shift()!.body.length;
-    this.#tail = tail;
+    const tail = this.#tail;
+    if (tail.length > 0 && tail.at(-1)!.seq + 1 !== rows[0]?.seq) {
+      tail.length = 0;
+      this.#tailBytes = 0;
+    }
+    for (const r of rows) {
+      tail.push(r);
+      this.#tailBytes += r.body.length;
+    }
+    while (tail.length > TAIL_ROWS || (this.#tailBytes > TAIL_BYTES && tail.length > 0))
+      this.#tailBytes -= tail.shift()!.body.length;
   }
 
   /**
