@@ -165,3 +165,42 @@ export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event:
   if (!mark) return null;
   return { ...event, content: { ...c, response: placeholderFor(c.name, mark) } };
 }
+
+/**
+ * The rows a store just committed, kept as stored (the newest, at most 64 and 128 KiB, contiguous
+ * up to the head): the writer's own loop takes what follows a recent seq from here instead of
+ * reading back rows it wrote (`EventStore.readOwnAfter`). A cache: cleared when an append fails.
+ */
+
+const RECENT_ROWS = 64;
+const RECENT_BYTES = 128 * 1024;
+
+export class RecentRows {
+  readonly #rows: EventRow[] = [];
+  #bytes = 0;
+
+  /** Rows just committed, in order; rows that do not follow the kept ones replace them. */
+  add(rows: EventRow[]): void {
+    const kept = this.#rows;
+    if (kept.length > 0 && kept.at(-1)!.seq + 1 !== rows[0]?.seq) this.clear();
+    for (const r of rows) {
+      kept.push(r);
+      this.#bytes += r.body.length;
+    }
+    while (kept.length > RECENT_ROWS || (this.#bytes > RECENT_BYTES && kept.length > 0))
+      this.#bytes -= kept.shift()!.body.length;
+  }
+
+  clear(): void {
+    this.#rows.length = 0;
+    this.#bytes = 0;
+  }
+
+  /** Rows with seq > `after`, at most `limit`, when the kept rows cover them up to `head`; else null. */
+  after(after: number, limit: number, head: number): EventRow[] | null {
+    const kept = this.#rows;
+    const first = kept[0]?.seq;
+    if (first === undefined || first > after + 1 || kept.at(-1)!.seq !== head) return null;
+    return kept.slice(after + 1 - first, after + 1 - first + limit);
+  }
+}

@@ -11,6 +11,7 @@ import {
   nowIso,
   parseRow,
   payloadOverLimit,
+  RecentRows,
   serializeRow,
 } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
@@ -18,10 +19,6 @@ import { chainDigest, GENESIS_DIGEST } from "./hash";
 export { INLINE_EVENT_LIMIT, parseRow, serializeRow };
 
 export type Head = { highWater: number; headDigest: string };
-
-/** How much of what it committed a store keeps for readers of the newest rows (`#remember`). */
-const TAIL_ROWS = 64;
-const TAIL_BYTES = 128 * 1024;
 
 /** Writes that join an append's transaction, given its committed events. */
 export type Writes = (events: Event[]) => void;
@@ -35,9 +32,8 @@ export class EventStore {
   #head: Head | null = null;
   /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
   #suffix: { from: number; events: Event[] } | null = null;
-  /** The newest rows this store committed (`#remember`): a cache, dropped when an append fails. */
-  #tail: EventRow[] = [];
-  #tailBytes = 0;
+  /** The newest rows this store committed (`RecentRows`): a cache, dropped when an append fails. */
+  readonly #recent = new RecentRows();
   readonly blobs: BlobStore;
 
   constructor(
@@ -74,7 +70,7 @@ export class EventStore {
       if (!one) {
         const rows: EventRow[] = [];
         const events = this.transactionSync(() => this.#appendAll(drafts, prepare, rows));
-        this.#remember(rows);
+        this.#recent.add(rows);
         return events;
       }
       const events = [one.event];
@@ -86,13 +82,12 @@ export class EventStore {
         });
       else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
-      this.#remember([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
+      this.#recent.add([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
       return events;
     } catch (err) {
       this.#head = null;
       this.#suffix = null;
-      this.#tail = [];
-      this.#tailBytes = 0;
+      this.#recent.clear();
       throw err;
     }
   }
@@ -117,25 +112,6 @@ export class EventStore {
   }
 
   /**
-   * Rows this store just committed, kept as stored (the newest, at most TAIL_ROWS and TAIL_BYTES,
-   * contiguous up to the head): a reader asking for what follows a recent seq (the loop's turn
-   * suffix, a socket's pump) parses them instead of reading back rows it wrote.
-   */
-  #remember(rows: EventRow[]): void {
-    const tail = this.#tail;
-    if (tail.length > 0 && tail.at(-1)!.seq + 1 !== rows[0]?.seq) {
-      tail.length = 0;
-      this.#tailBytes = 0;
-    }
-    for (const r of rows) {
-      tail.push(r);
-      this.#tailBytes += r.body.length;
-    }
-    while (tail.length > TAIL_ROWS || (this.#tailBytes > TAIL_BYTES && tail.length > 0))
-      this.#tailBytes -= tail.shift()!.body.length;
-  }
-
-  /**
    * Events with seq > `after`, ascending, at most `limit`, for the writer's own loop (the open
    * turn's suffix): what this store committed last is parsed from the kept tail, not read back;
    * nothing past the head is read at all. Only the store that writes the log may ask this: it
@@ -148,11 +124,7 @@ export class EventStore {
   #rowsAfter(after: number, limit: number): EventRow[] {
     const head = this.head().highWater;
     if (after >= head) return [];
-    const tail = this.#tail;
-    const first = tail[0]?.seq;
-    if (first !== undefined && first <= after + 1 && tail.at(-1)!.seq === head)
-      return tail.slice(after + 1 - first, after + 1 - first + limit);
-    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit);
+    return this.#recent.after(after, limit, head) ?? this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit);
   }
 
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
