@@ -86,7 +86,10 @@ const child = spawn(command, commandArgs, {
   cwd: root,
   stdio: "inherit",
   shell: command === "npx" && process.platform === "win32",
-  env: { WRANGLER_SEND_METRICS: "false", ...offlineEnv, ...process.env },
+  // wrangler's local observability writes a span for every SQL statement into a trace store of
+  // its own, about ten times the statement's cost; highwater has its own traces (README: Send
+  // traces to your collector). X_LOCAL_OBSERVABILITY=true turns it back on.
+  env: { WRANGLER_SEND_METRICS: "false", X_LOCAL_OBSERVABILITY: "false", ...offlineEnv, ...process.env },
 });
 
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {

@@ -227,6 +227,10 @@ async function startOnce(options: WranglerOptions): Promise<Wrangler> {
       WRANGLER_SEND_METRICS: "false",
       // Offline the Request.cf download only fails (and logs a stack); don't try.
       CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      // wrangler's local observability (on by default since 4.1xx) records a span for every
+      // SQL statement into a trace store of its own on disk: about 10× the cost of the statement
+      // itself (README: Benchmarks). Neither a test nor the bench measures it.
+      X_LOCAL_OBSERVABILITY: "false",
       NO_COLOR: "1",
       FORCE_COLOR: "0",
       CI: "1",
