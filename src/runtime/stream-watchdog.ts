@@ -28,10 +28,15 @@ export type WatchdogOptions = {
  * Yields `source`'s parts while each arrives within `idleMs` and before `deadlineAt`. On a cut it
  * asks the source to return (without waiting for it) and throws a `StreamCutError`; on a stop it
  * throws the signal's reason. A part that loses the race and fails later is ignored.
+ *
+ * One timer serves the whole stream: it wakes at the earliest moment a limit could pass and
+ * decides from the clock (the wait for the current part, the deadline), re-arming itself when
+ * neither has passed. A part costs no timer of its own, which matters for an answer of thousands
+ * of parts.
  */
 export async function* iterateWithWatchdog<T>(source: AsyncIterable<T>, opts: WatchdogOptions): AsyncGenerator<T> {
   const now = opts.now ?? Date.now;
-  const { signal } = opts;
+  const { signal, idleMs, deadlineAt } = opts;
   const iterator = source[Symbol.asyncIterator]();
   let ended = false;
   const release = () => {
@@ -39,23 +44,48 @@ export async function* iterateWithWatchdog<T>(source: AsyncIterable<T>, opts: Wa
     void iterator.return?.()?.catch(() => undefined);
   };
   const STOPPED = Symbol("stopped");
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<typeof STOPPED>((resolve) => {
-    onAbort = () => resolve(STOPPED);
-    if (signal.aborted) resolve(STOPPED);
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
+  type Verdict = StreamCut | typeof STOPPED;
+  /** The first limit that passed (or the stop), and the wait it ends. */
+  let verdict: Verdict | null = null;
+  let wake: ((v: Verdict) => void) | null = null;
+  const decide = (v: Verdict) => {
+    verdict ??= v;
+    wake?.(verdict);
+  };
+  /** When the wait for the current part began; null while the consumer holds a part. */
+  let waitingSince: number | null = now();
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = () => {
+    const t = now();
+    const idleAt = (waitingSince ?? t) + idleMs;
+    timer = setTimeout(check, Math.max(0, Math.min(idleAt, deadlineAt) - t));
+  };
+  const check = () => {
+    timer = undefined;
+    const t = now();
+    if (t >= deadlineAt) decide("deadline");
+    else if (waitingSince !== null && t - waitingSince >= idleMs) decide("idle");
+    else arm();
+  };
+  const onAbort = () => decide(STOPPED);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  arm();
   try {
     for (;;) {
-      const wait = Math.max(0, Math.min(opts.idleMs, opts.deadlineAt - now()));
-      const limit = new Promise<StreamCut>((resolve) => {
-        timer = setTimeout(() => resolve(now() >= opts.deadlineAt ? "deadline" : "idle"), wait);
-      });
+      waitingSince ??= now();
       const pending = iterator.next();
       pending.catch(() => undefined);
-      const next = await Promise.race([pending, limit, stopped]);
-      clearTimeout(timer);
+      const next =
+        verdict ??
+        (await Promise.race([
+          pending,
+          new Promise<Verdict>((resolve) => {
+            wake = resolve;
+          }),
+        ]));
+      wake = null;
+      waitingSince = null;
       if (next === STOPPED) {
         release();
         throw signal.reason;
@@ -77,6 +107,6 @@ export async function* iterateWithWatchdog<T>(source: AsyncIterable<T>, opts: Wa
     clearTimeout(timer);
     // The consumer left early (a `break` or a throw in its loop body): the source ends too.
     if (!ended) release();
-    if (onAbort) signal.removeEventListener("abort", onAbort);
+    signal.removeEventListener("abort", onAbort);
   }
 }

@@ -164,4 +164,48 @@ describe("iterateWithWatchdog", () => {
     expect(s.state.returned).toBe(true);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it("the time a consumer holds a part is not idle time: only the wait for the next part counts", async () => {
+    const s = manualSource<number>();
+    const parts: number[] = [];
+    const done = (async () => {
+      for await (const p of iterateWithWatchdog(s.source, {
+        idleMs: 1000,
+        deadlineAt: 60_000,
+        signal: new AbortController().signal,
+      })) {
+        parts.push(p);
+        // The consumer works on the part (commits it, say) for longer than the idle limit.
+        await new Promise((r) => setTimeout(r, 3000));
+      }
+      return "done";
+    })();
+    s.push(1);
+    await vi.advanceTimersByTimeAsync(3000);
+    s.push(2);
+    await vi.advanceTimersByTimeAsync(3000);
+    s.end();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await done).toBe("done");
+    expect(parts).toEqual([1, 2]);
+  });
+
+  it("a long answer runs on one timer, not one per part", async () => {
+    const s = manualSource<number>();
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const run = consume(
+      iterateWithWatchdog(s.source, { idleMs: 1000, deadlineAt: 60_000, signal: new AbortController().signal }),
+    );
+    for (let i = 0; i < 200; i++) {
+      s.push(i);
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    s.end();
+    expect(await run.done).toEqual({ ended: "done" });
+    expect(run.parts).toHaveLength(200);
+    // 200 ms of parts within a 1,000 ms idle limit: the one timer never even had to wake.
+    expect(timers.mock.calls.length).toBeLessThanOrEqual(2);
+    expect(vi.getTimerCount()).toBe(0);
+    timers.mockRestore();
+  });
 });
