@@ -58,8 +58,10 @@ export async function runToolStep(
   }
   const args = parsed.args;
   const server = serverOf(tool.source, call.name);
+  // The head after this run's own T1: while nothing else is committed, the call is still open.
+  let dispatchedAt: number | null = null;
   if (mode === false) {
-    rt.commit([dispatchDraft(call, base, tool.effect(args), idempotencyKey)]);
+    dispatchedAt = rt.commit([dispatchDraft(call, base, tool.effect(args), idempotencyKey)]).at(-1)?.seq ?? null;
     await rt.failpoint("F4");
     if (rt.summary?.children?.spawnedBy) await rt.failpoint("F13");
   }
@@ -97,7 +99,7 @@ export async function runToolStep(
     result = thrownOutcome(err, signal, tool.effect(args));
   }
   result = redacted(result, secrets);
-  if (result.awaitInput && callStillOpen(rt, call.callId, base.turnId)) {
+  if (result.awaitInput && callStillOpen(rt, call.callId, base.turnId, dispatchedAt)) {
     // The server asks first (2026-07-28): the questions are recorded and the run waits for answers.
     rt.underWay.end();
     rt.commit(roundDrafts(call, base, server, result.awaitInput));
@@ -116,7 +118,7 @@ export async function runToolStep(
     return true;
   }
   // A stop (or another slice) may have answered this call meanwhile: a late outcome is dropped.
-  if (!callStillOpen(rt, call.callId, base.turnId)) {
+  if (!callStillOpen(rt, call.callId, base.turnId, dispatchedAt)) {
     rt.underWay.end();
     return true;
   }
@@ -158,8 +160,14 @@ function redacted(result: ToolResult, secrets: CallSecrets): ToolResult {
   return { ...result, response: redactSecrets(result.response, values) };
 }
 
-function callStillOpen(rt: RuntimeCtx, callId: string, turnId: string): boolean {
+/**
+ * Whether the call may still be answered by this run: its turn is open and no outcome for it was
+ * committed meanwhile. When the head is still this run's own T1 (`dispatchedAt`), nothing was
+ * committed since the dispatch, so the log needs no read.
+ */
+function callStillOpen(rt: RuntimeCtx, callId: string, turnId: string, dispatchedAt: number | null): boolean {
   if (rt.summary?.openTurn?.turnId !== turnId) return false;
+  if (dispatchedAt !== null && rt.deps.store.head().highWater === dispatchedAt) return true;
   return !rt.deps.store.readCallOutcomes(callId).some((e) => e.content?.type === "functionResponse");
 }
 
