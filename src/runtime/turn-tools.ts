@@ -9,6 +9,7 @@ import type { BlobStore, EventDraft } from "../log";
 import type { CallState, RecordedToolset, SessionSummary } from "../projections";
 import {
   callNeedsApproval,
+  deepFreeze,
   enabledTools,
   getTool,
   parseToolArgs,
@@ -47,7 +48,7 @@ export class TurnTools {
     const mcp = this.#mcp(s.toolset).specs.map((t) => ({
       name: t.name,
       description: t.description,
-      parameters: structuredClone(t.parameters),
+      parameters: deepFreeze(t.parameters),
     }));
     const enabled = s.options.tools;
     const shown = this.shown(s).filter((t) => !enabled || enabled.includes(t.name));

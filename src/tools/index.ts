@@ -21,6 +21,7 @@ export {
   BUILTIN_TOOLS,
   buildStaticTools,
   callNeedsApproval,
+  deepFreeze,
   enabledTools,
   getTool,
   installStaticTools,

@@ -115,11 +115,22 @@ export function toolSpecs(tools: AnyTool[]): ToolSpec[] {
         tool.parameters ??
         (JSON.parse(JSON.stringify(z.toJSONSchema(tool.input, { io: "input" }))) as Record<string, unknown>);
       delete schema.$schema;
-      spec = { name: tool.name, description: tool.description, parameters: schema };
+      spec = deepFreeze({ name: tool.name, description: tool.description, parameters: schema });
       specCache.set(tool, spec);
     }
-    return structuredClone(spec);
+    // Frozen, so one spec serves every request: a caller that tried to change it would throw
+    // rather than change the next request's tools.
+    return spec;
   });
+}
+
+/** `value` and everything it holds, frozen (specs are plain JSON data). */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 export type ToolArgIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>;

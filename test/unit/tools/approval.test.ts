@@ -159,6 +159,13 @@ describe("registry", () => {
     ]);
     // Deterministic: the same specs byte for byte, so prompt caches keep hitting.
     expect(JSON.stringify(toolSpecs(enabledTools()))).toBe(JSON.stringify(toolSpecs(enabledTools())));
+    // A caller cannot change what the next request is given.
+    const first = toolSpecs(enabledTools());
+    const before = JSON.stringify(first);
+    expect(() => {
+      (first[0]!.parameters as Record<string, unknown>).type = "string";
+    }).toThrow(TypeError);
+    expect(JSON.stringify(toolSpecs(enabledTools()))).toBe(before);
   });
 
   it("reports schema violations as JSON-safe zod issues", () => {
