@@ -5,6 +5,7 @@ import m0005 from "../../migrations/0005_records.sql";
 import m0006 from "../../migrations/0006_kind_index.sql";
 import m0007 from "../../migrations/0007_step_rows.sql";
 import m0010 from "../../migrations/0010_a2a_push.sql";
+import m0011 from "../../migrations/0011_runs_waiting.sql";
 import type { SqlLike } from "./sql";
 
 /** Forward-only migrations, in order. The id is the file name without `.sql`. */
@@ -16,6 +17,7 @@ export const MIGRATIONS: { id: string; sql: string }[] = [
   { id: "0006_kind_index", sql: m0006 },
   { id: "0007_step_rows", sql: m0007 },
   { id: "0010_a2a_push", sql: m0010 },
+  { id: "0011_runs_waiting", sql: m0011 },
 ];
 
 /**

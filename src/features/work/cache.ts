@@ -91,7 +91,9 @@ export function hasUnfinishedRun(sql: SqlLike, trigger: string): boolean {
 
 /** The oldest run queued behind another turn, if any. */
 export function oldestQueuedRun(sql: SqlLike): RunRow | null {
-  const r = rows<Body>(sql)`SELECT body FROM runs WHERE state = 'waiting' AND turn_id IS NULL ORDER BY seq LIMIT 1`[0];
+  const r = rows<Body>(
+    sql,
+  )`SELECT body FROM runs INDEXED BY runs_waiting WHERE state = 'waiting' AND turn_id IS NULL ORDER BY seq LIMIT 1`[0];
   return parseRow(RunBody, r?.body);
 }
 

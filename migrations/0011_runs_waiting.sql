@@ -1,0 +1,5 @@
+-- The oldest queued run (docs/API.md §6) is asked for whenever the alarm is armed and a turn
+-- closes. Through `runs_seq` that walked every run the session ever had (a takeover of a long
+-- session spent a third of its time there); this index holds the queued runs alone, so the
+-- answer is one row read. A run is queued rarely and briefly, so it adds almost no rows written.
+CREATE INDEX runs_waiting ON runs (seq) WHERE state = 'waiting' AND turn_id IS NULL;
