@@ -19,6 +19,9 @@ CREATE INDEX runs_trigger ON runs (trigger_name, seq) WHERE trigger_name IS NOT 
 -- index runs_turn
 CREATE INDEX runs_turn ON runs (turn_id) WHERE turn_id IS NOT NULL;
 
+-- index runs_unfinished
+CREATE INDEX runs_unfinished ON runs (trigger_name) WHERE state IN ('running', 'waiting') AND trigger_name IS NOT NULL;
+
 -- index runs_waiting
 CREATE INDEX runs_waiting ON runs (seq) WHERE state = 'waiting' AND turn_id IS NULL;
 
