@@ -132,18 +132,31 @@ export function listEntries(sql: SqlLike, query: ListQuery): { entries: MemoryEn
     const match = ftsQuery(query.q);
     if (match === null) return { entries: [], next: null };
     const offset = cursorNumber(query.before, "o") ?? 0;
-    rows = sql
-      .exec<EntryRow>(
-        `SELECT ${COLUMNS} FROM entries_fts f JOIN entries e ON e.n = f.rowid
-         WHERE entries_fts MATCH ? AND (? IS NULL OR e.topic = ?)
-         ORDER BY bm25(entries_fts), e.n DESC LIMIT ? OFFSET ?`,
-        match,
-        topic,
-        topic,
-        take,
-        offset,
-      )
-      .toArray();
+    // Without a topic the ranking needs the index alone: the page is picked there, and only its
+    // rows are read from `entries` (not every match's, which is most of a recall's cost).
+    rows =
+      topic === null
+        ? sql
+            .exec<EntryRow>(
+              `SELECT ${COLUMNS} FROM (SELECT rowid, bm25(entries_fts) AS rank FROM entries_fts
+                 WHERE entries_fts MATCH ? ORDER BY rank, rowid DESC LIMIT ? OFFSET ?) f
+               JOIN entries e ON e.n = f.rowid ORDER BY f.rank, e.n DESC`,
+              match,
+              take,
+              offset,
+            )
+            .toArray()
+        : sql
+            .exec<EntryRow>(
+              `SELECT ${COLUMNS} FROM entries_fts f JOIN entries e ON e.n = f.rowid
+               WHERE entries_fts MATCH ? AND e.topic = ?
+               ORDER BY bm25(entries_fts), e.n DESC LIMIT ? OFFSET ?`,
+              match,
+              topic,
+              take,
+              offset,
+            )
+            .toArray();
     cursorOf = (page) => `o${offset + page.length}`;
   } else {
     const before = cursorNumber(query.before, "n") ?? Number.MAX_SAFE_INTEGER;

@@ -50,6 +50,22 @@ describe("/v1/memory", () => {
     expect(q2.body.entries.map((e: any) => e.id)).toEqual([b.body.id]);
   });
 
+  it("a search's equally ranked entries come newest first, the same across pages", async () => {
+    const posted = [];
+    for (let i = 0; i < 3; i++) posted.push((await postMemory({ text: "Quarterly tiebreak review notes" })).body.id);
+    const newestFirst = [...posted].reverse();
+    const whole = await api("/v1/memory?q=tiebreak");
+    expect(whole.body.entries.map((e: any) => e.id)).toEqual(newestFirst);
+    const paged: string[] = [];
+    let before: string | null = null;
+    do {
+      const page: any = await api(`/v1/memory?q=tiebreak&limit=1${before ? `&before=${before}` : ""}`);
+      paged.push(...page.body.entries.map((e: any) => e.id));
+      before = page.body.next;
+    } while (before);
+    expect(paged).toEqual(newestFirst);
+  });
+
   it("a POST with an idempotency key stores once and answers the same entry", async () => {
     const before = (await allEntries()).length;
     const first = await postMemory({ text: "Invoices go out on the 3rd", idempotencyKey: "inv-3rd" });
