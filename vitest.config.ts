@@ -25,6 +25,9 @@ export default defineConfig({
         ],
         test: {
           name: "unit",
+          // The files share their worker's module graph instead of each loading it again (about
+          // half the project's CPU); none changes a global or module state it does not restore.
+          isolate: false,
           // A feature's tests live together in test/features/<name>/: plain `*.test.ts` run in Node,
           // `*.do.test.ts` inside workerd, `*.e2e.test.ts` against real wrangler processes.
           include: ["test/unit/**/*.test.ts", "src/**/*.test.ts", "test/features/**/*.test.ts"],
@@ -52,6 +55,10 @@ export default defineConfig({
         ],
         test: {
           name: "do",
+          // One workerd per test worker, reused by the files it runs, instead of a new one per file
+          // with the whole Worker evaluated again: 63 s of CPU for the project instead of 430. Every
+          // file makes its own sessions (random ids), so none depends on what another left.
+          isolate: false,
           include: ["test/do/**/*.test.ts", "test/features/**/*.do.test.ts"],
           exclude: ["test/do/skills/**"],
           testTimeout: 30_000,
