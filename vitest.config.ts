@@ -6,12 +6,13 @@ import LongestFirst from "./test/sequencer.ts";
 export default defineConfig({
   test: {
     // Vitest's default (cores − 1) runs every file one after another on a 2-core machine, while
-    // most of an e2e file's time is spent waiting on wrangler processes it started: two files at
-    // a time. More than that on 2 cores starved the crash files' restarts into their timeouts
-    // (four at a time: 36 minutes and 9 timeouts). The longest files start first, whatever
-    // their project (test/sequencer.ts), so the short ones fill in beside them instead of the
-    // last crash file setting the suite's end.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // most of an e2e file's time is spent waiting on wrangler processes it started. Four at a time
+    // once starved the crash files' restarts into their timeouts (36 minutes, 9 timeouts); since
+    // the workerd projects stopped starting a runtime per file (isolate: false below) and starts
+    // got cheaper, three fit. The longest files start first, whatever their project
+    // (test/sequencer.ts), so the short ones fill in beside them instead of the last crash file
+    // setting the suite's end. HW_TEST_WORKERS overrides the count.
+    maxWorkers: Number(process.env.HW_TEST_WORKERS) || Math.max(3, availableParallelism() - 1),
     sequence: { sequencer: LongestFirst },
     projects: [
       {
@@ -88,6 +89,9 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
+          // A test worker runs its files one after another in one process (each cleans up what it
+          // started), instead of a new process and module graph per file.
+          isolate: false,
           include: ["test/e2e/**/*.test.ts", "test/browser/**/*.test.ts", "test/features/**/*.e2e.test.ts"],
           // The console is built once here; test wrangler processes never build or watch.
           globalSetup: ["test/e2e/global-setup.ts"],
