@@ -11,5 +11,5 @@ const { testResults } = JSON.parse(readFileSync(report, "utf8"));
 const out = {};
 for (const f of [...testResults].sort((a, b) => (a.name < b.name ? -1 : 1)))
   out[relative(resolve("."), f.name).split("\\").join("/")] = Math.max(1, Math.round((f.endTime - f.startTime) / 1000));
-writeFileSync("test/durations.json", `${JSON.stringify(out, null, 1)}\n`);
+writeFileSync("test/durations.json", `${JSON.stringify(out, null, 2)}\n`);
 console.log(`test/durations.json: ${Object.keys(out).length} files`);

@@ -191,18 +191,22 @@ export function createApi(baseUrl: string, token: string) {
       { timeoutMs = 60_000, intervalMs = 200 }: { timeoutMs?: number; intervalMs?: number } = {},
     ): Promise<{ session: Session; events: Event[] }> {
       const deadline = Date.now() + timeoutMs;
+      // A predicate of the session alone (one parameter, as waitForIdle's) reads no events: the
+      // whole log is fetched once it holds, not on every poll of a long wait.
+      const sessionOnly = predicate.length < 2;
       let session: Session | undefined;
       let events: Event[] = [];
       let lastError: unknown;
       for (;;) {
         try {
           session = await api.getSession(id);
-          events = await api.allEvents(id);
-          if (predicate(session, events)) return { session, events };
+          if (!sessionOnly) events = await api.allEvents(id);
+          if (predicate(session, events)) return { session, events: sessionOnly ? await api.allEvents(id) : events };
         } catch (err) {
           lastError = err;
         }
         if (Date.now() > deadline) {
+          if (sessionOnly) events = await api.allEvents(id).catch(() => events);
           const tail = events.slice(-15).map(describeEvent).join("\n");
           throw new Error(
             `waitFor(${id}) timed out after ${timeoutMs} ms\nsession: ${JSON.stringify(session)}\n` +
