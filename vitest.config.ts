@@ -26,9 +26,9 @@ export default defineConfig({
         ],
         test: {
           name: "unit",
-          // The files share their worker's module graph instead of each loading it again (about
-          // half the project's CPU); none changes a global or module state it does not restore.
-          isolate: false,
+          // Each file in a fresh module graph: with shared graphs (isolate: false) a fake provider's
+          // "connection lost mid-stream" case once hung to its timeout in a full run (Node's shared
+          // fetch pool and servers on reused ports are global state), for about 47 s of CPU saved.
           // A feature's tests live together in test/features/<name>/: plain `*.test.ts` run in Node,
           // `*.do.test.ts` inside workerd, `*.e2e.test.ts` against real wrangler processes.
           include: ["test/unit/**/*.test.ts", "src/**/*.test.ts", "test/features/**/*.test.ts"],
