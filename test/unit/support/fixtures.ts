@@ -244,13 +244,7 @@ export function newLog(opts: { sessionId?: string; turnId?: string; runId?: stri
 }
 
 /** Freezes a value and everything reachable from it, so a projection that writes to its input throws. */
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+export { deepFreeze } from "../../../src/tools";
 
 /** mulberry32: a small seeded PRNG, so generated cases are the same on every run. */
 export function prng(seed: number) {
