@@ -6,7 +6,15 @@
 import { type Bench, fillShaped, log } from "../lib/bench";
 import { fmt, percentile, type Report, type Stat, span, stat } from "../lib/stats";
 import { costTable, dollarsPer1000Steps, rowsTarget } from "./cost";
-import { type PerStep, perStepOf, type RowsPerStep, rowsPerStepOf, type StepResults, type TurnAnswer } from "./steps";
+import {
+  type PerStep,
+  perStepOf,
+  ROW_RUNS,
+  type RowsPerStep,
+  rowsPerStepOf,
+  type StepResults,
+  type TurnAnswer,
+} from "./steps";
 
 /** Agent steps (answer → tool → next request) per timed turn in the overhead bench. */
 export const OVERHEAD_K = 20;
@@ -71,8 +79,11 @@ export async function runOverhead(b: Bench): Promise<OverheadResults> {
       without.push({ wall: t0.wallMs - base.wall, cpu: t0.cpuMs - base.cpu });
       events.push(t0.value.highWater);
       inObject.push(...t.value.gapsMs);
-      rowsK.push(t.value.rows);
-      rowsNone.push(t0.value.rows);
+    }
+    // Rows in turns of their own: the timed turns run without the counting wrapper.
+    for (let run = 0; run < ROW_RUNS; run++) {
+      rowsK.push((await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [OVERHEAD_K, 1, true])).value.rows);
+      rowsNone.push((await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [0, 1, true])).value.rows);
     }
     out[o.key] = {
       ...perStepOf(withK, without, OVERHEAD_K),

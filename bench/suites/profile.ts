@@ -2,6 +2,8 @@
  * `HW_BENCH_ONLY=profile npm run bench`: CPU profiles (workerd's inspector) of a step, a durable
  * step and the takeover, for the analysis of a missed target.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Bench, fillShaped, scratchDir } from "../lib/bench";
 import { startBenchWorker } from "../lib/procs";
 import { summarize, withCpuProfile } from "../lib/profile";
@@ -9,6 +11,12 @@ import { freePort } from "../lib/wrangler";
 import { OVERHEAD_K } from "./overhead";
 import { STEPS_N } from "./steps";
 import type { TakeoverAnswer } from "./takeover";
+
+/** With HW_PROFILE_DIR, each profile is also written there (`<name>.cpuprofile`, for DevTools). */
+function keep(name: string, profile: unknown): void {
+  const dir = process.env.HW_PROFILE_DIR;
+  if (dir) writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+}
 
 export async function runProfiles(): Promise<void> {
   const persistTo = scratchDir("hw-bench-profile-");
@@ -27,6 +35,7 @@ export async function runProfiles(): Promise<void> {
         for (let i = 0; i < times; i++) await bench.call("BENCH_SESSION", name, "benchTurn", [...args]);
       });
       console.log(`\n== ${title} (${times} turns)\n${summarize(profile)}`);
+      keep(name, profile);
     }
     // The commit path (the append contest's commit contender, here with the log growing).
     await fillShaped(bench, "commit-1000", 1_000, {});

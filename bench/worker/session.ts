@@ -1,5 +1,4 @@
 import { CHECKPOINT_SECTIONS, type CheckpointPayload, checkpointDraft, writeCheckpointRow } from "../../src/context";
-import { FEATURES } from "../../src/features";
 import { type EventDraft, EventStore, ModelViewReads, verifySuffix } from "../../src/log";
 import type { ModelPart, ModelProvider } from "../../src/model";
 import { buildRecoveryPlan } from "../../src/projections";
@@ -20,6 +19,7 @@ import {
 } from "./fixtures";
 import { stepFloor } from "./floor";
 import { appendDrafts } from "./log";
+import { BENCH_FEATURES } from "./noop-tool";
 import { childDelivery, forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
 import { type Counter, filler, installRowCounter, MODEL, POOL, type RowCount, takeCount } from "./rows";
 
@@ -36,7 +36,7 @@ let countNextConstruct = true;
 /**
  * The fake model of the step benches, in the object (so it answers instantly and no network or
  * output gate is in the way): `toolAnswers` answers of `callsPerAnswer` no-op tool calls
- * (`list_files` of an empty workspace), then a text answer. Every request it receives is
+ * (`noop`, ./noop-tool.ts), then a text answer. Every request it receives is
  * stamped (Date.now(), ms) and counted.
  */
 type FakeScript = {
@@ -58,7 +58,7 @@ function fakeProvider(): ModelProvider {
       if (fake.toolAnswers > 0) {
         fake.toolAnswers--;
         for (let i = 0; i < fake.callsPerAnswer; i++)
-          yield { type: "tool-call", callId: `call_${crypto.randomUUID()}`, name: "list_files", args: {} };
+          yield { type: "tool-call", callId: `call_${crypto.randomUUID()}`, name: "noop", args: {} };
         yield { type: "usage", inputTokens: 1000, outputTokens: 10 };
         yield { type: "finish", reason: "tool-calls" };
         return;
@@ -88,7 +88,7 @@ export class BenchSession extends SessionObject {
     counter.on = countNextConstruct;
     countNextConstruct = true;
     // The deployment's features, as createHighwater hands them to the real object.
-    super(ctx, env, FEATURES);
+    super(ctx, env, BENCH_FEATURES);
     this.#counter = counter;
     // Counting stays on until the first bench method: a takeover counts from here to its request.
     lastConstruct = {
@@ -131,7 +131,7 @@ export class BenchSession extends SessionObject {
       config: { httpAllowedHosts: [], offloadThresholdBytes: 32_768 },
       onCommit: () => {},
       onDelta: () => {},
-      features: FEATURES,
+      features: BENCH_FEATURES,
       ...(children ? { children } : {}),
     });
     return { runtime, store };
@@ -294,9 +294,11 @@ export class BenchSession extends SessionObject {
   /**
    * A whole turn on the real path (issue 12, items 1 and 2): `postMessage` as the API calls it,
    * then the object's own alarm handler, slice after slice, until the turn closes. The fake model
-   * answers `toolAnswers` times with `callsPerAnswer` no-op tool calls, then with text.
+   * answers `toolAnswers` times with `callsPerAnswer` no-op tool calls, then with text. With
+   * `count`, the rows SQLite read and wrote are counted; a timed turn leaves it off, since the
+   * counting wrapper's own cost (a closure per cursor, the row bytes) is not the step's.
    */
-  async benchTurn(toolAnswers: number, callsPerAnswer: number) {
+  async benchTurn(toolAnswers: number, callsPerAnswer: number, count = false) {
     this.#quiet();
     if (!(await this.getSession(BENCH_CALLER)).ok) {
       const c = await this.create(BENCH_CALLER, { options: { title: "steps" }, model: MODEL, parentId: null });
@@ -304,7 +306,7 @@ export class BenchSession extends SessionObject {
     }
     fake = { toolAnswers, callsPerAnswer, stamps: [] };
     // Rows SQLite read and wrote for the whole turn (Durable Objects bill both).
-    takeCount(this.#counter, true);
+    takeCount(this.#counter, count);
     const posted = await this.postMessage(BENCH_CALLER, { text: "Go on.", source: "http" });
     if (!posted.ok) throw new Error(`bench: postMessage: ${posted.error.message}`);
     let slices = 0;

@@ -1,3 +1,4 @@
+import { deadline } from "../contract";
 import type { Event } from "../log";
 import { type ModelConfig, type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
 import { offloadOf, tokensForChars } from "../projections";
@@ -215,17 +216,21 @@ export async function collectText(
   request: ModelRequest,
   outer: AbortSignal,
 ): Promise<SummaryAnswer> {
-  const signal = AbortSignal.any([outer, AbortSignal.timeout(SUMMARY_TIMEOUT_MS)]);
+  const limit = deadline(SUMMARY_TIMEOUT_MS, outer);
   let text = "";
   let usage: SummaryUsage | null = null;
-  for await (const part of provider.stream(request, signal)) {
-    if (part.type === "text-delta") text += part.text;
-    else if (part.type === "usage")
-      usage = {
-        inputTokens: part.inputTokens,
-        outputTokens: part.outputTokens,
-        ...(part.cachedInputTokens !== undefined ? { cachedInputTokens: part.cachedInputTokens } : {}),
-      };
+  try {
+    for await (const part of provider.stream(request, limit.signal)) {
+      if (part.type === "text-delta") text += part.text;
+      else if (part.type === "usage")
+        usage = {
+          inputTokens: part.inputTokens,
+          outputTokens: part.outputTokens,
+          ...(part.cachedInputTokens !== undefined ? { cachedInputTokens: part.cachedInputTokens } : {}),
+        };
+    }
+  } finally {
+    limit.clear();
   }
   return { text, usage };
 }

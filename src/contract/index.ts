@@ -4,6 +4,7 @@
  * the args digest. It imports nothing outside this folder and needs no Worker-only module.
  */
 export * from "./canonical";
+export * from "./deadline";
 export * from "./digest";
 export * from "./errors";
 export * from "./event";

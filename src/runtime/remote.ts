@@ -4,7 +4,7 @@
  * best-effort cancel of a stop. Every decision is read from the log (`projections/remote.ts`):
  * only the task recorded for the open wait releases it, once.
  */
-import { ApiError } from "../contract";
+import { ApiError, deadline } from "../contract";
 import { sha256Hex } from "../log";
 import { type CallState, noticeTarget, type RemoteRecord, releases } from "../projections";
 import { idempotencyKeyFor, redactSecrets } from "../tools";
@@ -51,7 +51,8 @@ export async function recordRemoteTask(
     !rt.deps.store.readCallOutcomes(call.callId).some((e) => e.content?.type === "functionResponse");
   if (!open) {
     const tool = rt.toolFor(call.name);
-    await tool?.remote?.cancel(task.taskId, remoteContext(rt, call.callId)).catch(() => null);
+    const port = tool?.remote;
+    if (port) await withRemoteContext(rt, call.callId, (ctx) => port.cancel(task.taskId, ctx)).catch(() => null);
     return;
   }
   rt.commit([
@@ -72,14 +73,29 @@ export async function recordRemoteTask(
   await rt.failpoint("F16");
 }
 
-/** What a poll or cancel is given: the call's context without a send's. */
-function remoteContext(rt: RuntimeCtx, callId: string): ToolContext & { values: () => Record<string, string> } {
+type RemoteContext = ToolContext & { values: () => Record<string, string> };
+
+/** Runs a poll, a reply or a cancel with the call's context (no send's), under a deadline that ends with it. */
+async function withRemoteContext<T>(
+  rt: RuntimeCtx,
+  callId: string,
+  run: (ctx: RemoteContext) => Promise<T>,
+): Promise<T> {
+  const limit = deadline(REMOTE_REQUEST_MS);
+  try {
+    return await run(remoteContext(rt, callId, limit.signal));
+  } finally {
+    limit.clear();
+  }
+}
+
+function remoteContext(rt: RuntimeCtx, callId: string, signal: AbortSignal): RemoteContext {
   const secrets = callSecrets(rt.deps.env ?? {});
   return {
     sessionId: rt.deps.sessionId,
     callId,
     idempotencyKey: "",
-    signal: AbortSignal.timeout(REMOTE_REQUEST_MS),
+    signal,
     sql: rt.deps.sql,
     blobs: rt.deps.store.blobs,
     httpAllowedHosts: rt.deps.config.httpAllowedHosts,
@@ -109,10 +125,13 @@ async function ask(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStat
   const tool = remoteToolOf(rt, record);
   if (!tool?.remote) return null;
   const answered = taskAnswerOf(record);
-  const ctx = { ...remoteContext(rt, record.callId), ...(answered ? { taskAnswer: answered } : {}) };
+  const port = tool.remote;
   try {
-    const status = await tool.remote.poll(record.taskId, ctx);
-    return { ...status, response: redactSecrets(status.response, ctx.values()) } as RemoteTaskStatus;
+    return await withRemoteContext(rt, record.callId, async (base) => {
+      const ctx = { ...base, ...(answered ? { taskAnswer: answered } : {}) };
+      const status = await port.poll(record.taskId, ctx);
+      return { ...status, response: redactSecrets(status.response, ctx.values()) } as RemoteTaskStatus;
+    });
   } catch (err) {
     console.error("highwater: polling a remote task failed; it is polled again later", err);
     return null;
@@ -184,7 +203,8 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
 /** A task past its deadline (docs/API.md#mcp-tasks): cancelled (best effort), its call answered `remote_timeout`. */
 async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord): Promise<boolean> {
   const tool = remoteToolOf(rt, record);
-  await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
+  const port = tool?.remote;
+  if (port) await withRemoteContext(rt, record.callId, (ctx) => port.cancel(record.taskId, ctx)).catch(() => null);
   if (!(await recordRemoteStatus(rt, record, timedOut(record)))) return false;
   owner.kick();
   return true;
@@ -201,8 +221,11 @@ async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteT
   const e = rt.deps.store.get(seq);
   if (!tool?.remote?.reply || e?.content?.type !== "text") return null;
   const messageId = idempotencyKeyFor(rt.deps.sessionId, `${record.callId}:answer:${seq}`);
-  const ctx = remoteContext(rt, record.callId);
-  const status = await tool.remote.reply(record.taskId, e.content.text, messageId, ctx).catch((err: unknown) => {
+  const port = tool.remote;
+  const text = e.content.text;
+  const status = await withRemoteContext(rt, record.callId, (ctx) =>
+    port.reply ? port.reply(record.taskId, text, messageId, ctx) : Promise.resolve(null),
+  ).catch((err: unknown) => {
     console.error("highwater: sending an answer to a remote task failed; it is sent again later", err);
     return null;
   });
@@ -255,7 +278,10 @@ export async function remoteNotice(
 export async function cancelRemoteTasks(rt: RuntimeCtx, records: readonly RemoteRecord[]): Promise<void> {
   for (const record of records) {
     const tool = remoteToolOf(rt, record);
-    const status = await tool?.remote?.cancel(record.taskId, remoteContext(rt, record.callId)).catch(() => null);
+    const port = tool?.remote;
+    const status = port
+      ? await withRemoteContext(rt, record.callId, (ctx) => port.cancel(record.taskId, ctx)).catch(() => null)
+      : null;
     if (status) await recordRemoteStatus(rt, record, status).catch(() => false);
   }
 }

@@ -10,15 +10,30 @@ export type CallSecrets = {
   values: () => Record<string, string>;
 };
 
+/** What the deployment's vars say, read once per env (a session's env does not change). */
+const parsed = new WeakMap<object, { names: readonly string[]; httpHosts: Record<string, string[]> }>();
+
+function parsedOf(env: Record<string, unknown>) {
+  let p = parsed.get(env);
+  if (!p) {
+    const hosts = parseSecretHosts(typeof env.HTTP_TOOL_SECRETS === "string" ? env.HTTP_TOOL_SECRETS : undefined);
+    for (const list of Object.values(hosts)) Object.freeze(list);
+    p = { names: Object.freeze(secretNamesInUse(env)), httpHosts: Object.freeze(hosts) };
+    parsed.set(env, p);
+  }
+  return p;
+}
+
 export function callSecrets(env: Record<string, unknown>): CallSecrets {
-  const names = new Set(secretNamesInUse(env));
+  const { names: inUse, httpHosts } = parsedOf(env);
+  const names = new Set(inUse);
   return {
     read: (name) => {
       const value = secretValues(env, [name])[name];
       if (value !== undefined) names.add(name);
       return value;
     },
-    httpHosts: parseSecretHosts(typeof env.HTTP_TOOL_SECRETS === "string" ? env.HTTP_TOOL_SECRETS : undefined),
+    httpHosts,
     values: () => secretValues(env, names),
   };
 }

@@ -1,5 +1,6 @@
 /** One tool step, carried out: T1, run, T2 (docs/design.md §4), or a re-run after recovery with `toolRecovery: rerun`. */
 
+import { deadline } from "../contract";
 import type { CallState } from "../projections";
 import {
   applyFileChanges,
@@ -67,7 +68,8 @@ export async function runToolStep(
   }
   // A first run is known from its dispatch; a re-run's row tells a restart that it died again (./under-way.ts).
   rt.underWay.start({ callId: call.callId }, rerun);
-  const signal = AbortSignal.any([rt.signal, AbortSignal.timeout(tool.timeoutMs ?? rt.policy.toolTimeoutMs)]);
+  const limit = deadline(tool.timeoutMs ?? rt.policy.toolTimeoutMs, rt.signal);
+  const { signal } = limit;
   const secrets = callSecrets(rt.deps.env ?? {});
   // A remote tool's send is given its wait and notification token (docs/design.md#remote-calls).
   const remote = tool.remote ? newRemoteSend(rt, call.callId) : undefined;
@@ -97,6 +99,8 @@ export async function runToolStep(
     result = await running;
   } catch (err) {
     result = thrownOutcome(err, signal, tool.effect(args));
+  } finally {
+    limit.clear();
   }
   result = redacted(result, secrets);
   if (result.awaitInput && callStillOpen(rt, call.callId, base.turnId, dispatchedAt)) {

@@ -5,7 +5,7 @@
  * where it starts when it has a run; else its events), read a page at a time, each event
  * without its text, arguments or results.
  */
-import { ApiError } from "../contract";
+import { ApiError, deadline } from "../contract";
 import type { Event } from "../log";
 import { rows, run, type SqlLike } from "../storage";
 import {
@@ -219,17 +219,20 @@ export async function exportClosedTurns(p: ExportPorts): Promise<{ sent: number;
 async function sendAll(p: ExportPorts, bodies: string[]): Promise<Answer> {
   for (const body of bodies) {
     let res: { status: number; retryAfter: string | null } | null = null;
+    const limit = deadline(10_000);
     try {
       const r = await p.fetch(p.config.url, {
         method: "POST",
         headers: p.config.headers,
         body,
-        signal: AbortSignal.timeout(10_000),
+        signal: limit.signal,
       });
       await r.body?.cancel();
       res = { status: r.status, retryAfter: r.headers.get("retry-after") };
     } catch {
       res = null;
+    } finally {
+      limit.clear();
     }
     const answer = answerOf(res, p.now());
     if (answer.kind !== "sent") return answer;

@@ -5,6 +5,7 @@
  * `MAX_ATTEMPTS` tries the row is dropped. Only URLs `A2A_PUSH_ALLOWED_HOSTS` allows are ever
  * called, checked again at delivery (the var may have changed), and redirects are not followed.
  */
+import { deadline } from "../../contract";
 import type { DeliverPort } from "../../runtime/feature";
 import { isUrlAllowed, parseAllowedHosts } from "../../tools";
 import { dueRows, markTried, type OutboxRow, type PushConfig, readConfig, removeRow } from "./push-store";
@@ -56,18 +57,21 @@ function headersOf(c: PushConfig): Record<string, string> {
 }
 
 async function send(fetcher: typeof fetch, c: PushConfig, body: string): Promise<boolean> {
+  const limit = deadline(TIMEOUT_MS);
   try {
     const res = await fetcher(c.url, {
       method: "POST",
       headers: headersOf(c),
       body,
       redirect: "manual",
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: limit.signal,
     });
     await res.body?.cancel();
     return res.status >= 200 && res.status < 300;
   } catch {
     return false;
+  } finally {
+    limit.clear();
   }
 }
 

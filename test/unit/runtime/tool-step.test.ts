@@ -132,6 +132,23 @@ describe("runToolStep", () => {
     await step;
   });
 
+  it("the call's deadline ends with the call: a finished call's signal never times out later", async () => {
+    // A timer left behind would hold the session object in memory until it fired
+    // (docs/design.md#memory-an-object-holds); here it would abort the finished call's signal.
+    const held = heldTool();
+    const tool = { ...held.tool, timeoutMs: 30 };
+    const rt = fakeRuntime(openCall().events, { tools: [tool] });
+    held.bind(rt);
+    const step = runToolStep(rt, callOf(rt), BASE, false);
+    await held.started;
+    held.answer({ status: "ok", response: null });
+    await step;
+    const { signal } = held.seen[0]!.ctx;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(signal.aborted).toBe(false);
+    expect(responses(rt)[0]!.content).toMatchObject({ status: "ok" });
+  });
+
   it("arguments that fail the tool's schema get an invalid_arguments error; the tool never runs", async () => {
     const held = heldTool();
     const rt = fakeRuntime(openCall({ text: 42 }).events, { tools: [held.tool] });
