@@ -69,6 +69,8 @@ export async function runOverhead(b: Bench): Promise<OverheadResults> {
       const f = await b.call<{ requestBytes: number; eventBytes: number }>("BENCH_SESSION", o.name, "benchStepFloor", [
         FLOOR_K,
       ]);
+      if (t.value.toolsRun !== OVERHEAD_K)
+        throw new Error(`bench: ${t.value.toolsRun} of ${OVERHEAD_K} calls ran the tool`);
       if (run === 0) continue;
       const fl = b.perOp("BENCH_SESSION", f, FLOOR_K);
       floorCpu.push(fl.cpu);

@@ -61,6 +61,8 @@ export type TurnAnswer = {
   slices: number;
   highWater: number;
   rows: { read: number; written: number };
+  /** How many of the turn's calls ran the tool (a call answered with an error never does). */
+  toolsRun: number;
 };
 
 /** Rows per step: (rows of a turn of n steps − median rows of a turn of none) / n, median over runs. */
@@ -95,6 +97,7 @@ export async function runSteps(b: Bench): Promise<StepResults> {
       await b.empty("BENCH_SESSION", peer);
       const t = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [1, STEPS_N]);
       const t0 = await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [0, 1]);
+      if (t.value.toolsRun !== STEPS_N) throw new Error(`bench: ${t.value.toolsRun} of ${STEPS_N} calls ran the tool`);
       if (run === 0) continue;
       rN.push({ wall: a.wallMs, cpu: a.cpuMs });
       r0.push({ wall: z.wallMs, cpu: z.cpuMs });

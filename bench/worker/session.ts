@@ -19,7 +19,7 @@ import {
 } from "./fixtures";
 import { stepFloor } from "./floor";
 import { appendDrafts } from "./log";
-import { BENCH_FEATURES } from "./noop-tool";
+import { BENCH_FEATURES, noopRuns } from "./noop-tool";
 import { childDelivery, forkSourceRead, type ReadHost, readPage, seedWork, suffixReads, wholeFork } from "./reads";
 import { type Counter, filler, installRowCounter, MODEL, POOL, type RowCount, takeCount } from "./rows";
 
@@ -305,6 +305,7 @@ export class BenchSession extends SessionObject {
       if (!c.ok) throw new Error(`bench: create: ${c.error.message}`);
     }
     fake = { toolAnswers, callsPerAnswer, stamps: [] };
+    const runsBefore = noopRuns.n;
     // Rows SQLite read and wrote for the whole turn (Durable Objects bill both).
     takeCount(this.#counter, count);
     const posted = await this.postMessage(BENCH_CALLER, { text: "Go on.", source: "http" });
@@ -324,6 +325,7 @@ export class BenchSession extends SessionObject {
     const rows = takeCount(this.#counter, false);
     return {
       rows: { read: rows.rowsRead, written: rows.rowsWritten },
+      toolsRun: noopRuns.n - runsBefore,
       requests: stamps.length,
       gapsMs: stamps.slice(1).map((t, i) => t - stamps[i]!),
       slices,
