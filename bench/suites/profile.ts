@@ -37,6 +37,18 @@ export async function runProfiles(): Promise<void> {
       console.log(`\n== ${title} (${times} turns)\n${summarize(profile)}`);
       keep(name, profile);
     }
+    // The append contest's two sides: EventStore.append of one event, and its floor (raw INSERT + SHA-256).
+    await bench.call("BENCH_LOG", "log-prof", "fill", [1_000]);
+    for (const method of ["appendOurs", "appendRawHashed"] as const) {
+      const { profile } = await withCpuProfile(inspector, async () => {
+        for (let i = 0; i < 10; i++) {
+          await bench.call("BENCH_LOG", "log-prof", method, [2_500]);
+          await bench.call("BENCH_LOG", "log-prof", "truncate", [1_000, 1_000]);
+        }
+      });
+      console.log(`\n== ${method}: 10 × 2,500 events @1k\n${summarize(profile)}`);
+      keep(method, profile);
+    }
     // The commit path (the append contest's commit contender, here with the log growing).
     await fillShaped(bench, "commit-1000", 1_000, {});
     {
