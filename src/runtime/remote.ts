@@ -4,21 +4,20 @@
  * best-effort cancel of a stop. Every decision is read from the log (`projections/remote.ts`):
  * only the task recorded for the open wait releases it, once.
  */
-import { ApiError, deadline } from "../contract";
+import { ApiError } from "../contract";
 import { sha256Hex } from "../log";
 import { type CallState, noticeTarget, type RemoteRecord, releases } from "../projections";
 import { idempotencyKeyFor, redactSecrets } from "../tools";
-import type { RemoteSendContext, RemoteTaskStatus, ToolContext, ToolDefinition, ToolResult } from "../tools/types";
+import type { RemoteSendContext, RemoteTaskStatus, ToolDefinition, ToolResult } from "../tools/types";
 import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
 import { type Base, hidden } from "./draft-base";
 import { recordAsk, recordTaskQuestion, taskAnswerOf } from "./remote-asks";
+import { withRemoteContext } from "./remote-context";
 import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft, timedOut } from "./remote-drafts";
 import { writeInflight } from "./state";
-import { callSecrets } from "./tool-secrets";
 
 /** How long one poll or cancel may take. */
-const REMOTE_REQUEST_MS = 30_000;
 
 /** A fresh wait and notification token for a remote send; the log keeps only the token's sha256. */
 export function newRemoteSend(rt: RuntimeCtx, callId: string): RemoteSendContext {
@@ -71,40 +70,6 @@ export async function recordRemoteTask(
     ),
   ]);
   await rt.failpoint("F16");
-}
-
-type RemoteContext = ToolContext & { values: () => Record<string, string> };
-
-/** Runs a poll, a reply or a cancel with the call's context (no send's), under a deadline that ends with it. */
-async function withRemoteContext<T>(
-  rt: RuntimeCtx,
-  callId: string,
-  run: (ctx: RemoteContext) => Promise<T>,
-): Promise<T> {
-  const limit = deadline(REMOTE_REQUEST_MS);
-  try {
-    return await run(remoteContext(rt, callId, limit.signal));
-  } finally {
-    limit.clear();
-  }
-}
-
-function remoteContext(rt: RuntimeCtx, callId: string, signal: AbortSignal): RemoteContext {
-  const secrets = callSecrets(rt.deps.env ?? {});
-  return {
-    sessionId: rt.deps.sessionId,
-    callId,
-    idempotencyKey: "",
-    signal,
-    sql: rt.deps.sql,
-    blobs: rt.deps.store.blobs,
-    httpAllowedHosts: rt.deps.config.httpAllowedHosts,
-    fetch: rt.deps.fetch,
-    env: rt.deps.env ?? {},
-    secret: secrets.read,
-    httpSecretHosts: secrets.httpHosts,
-    values: secrets.values,
-  };
 }
 
 /** The call a record belongs to: its tool's name and invocation, as its record keeps them. */

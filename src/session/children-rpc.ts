@@ -5,7 +5,6 @@
 import { ApiError } from "../contract";
 import type { Session } from "../projections";
 import type { SessionRuntime } from "../runtime/session-runtime";
-import type { SqlLike } from "../storage/sql";
 import { barSpawn, spawnBarred } from "./children-port";
 
 type SpawnKey = { parentId: string; callId: string };
@@ -24,7 +23,6 @@ export function refuseBarred(runtime: SessionRuntime | undefined, kv: SyncKvStor
  */
 export async function stopFromParent(
   runtime: SessionRuntime | undefined,
-  sql: SqlLike,
   kv: SyncKvStorage,
   spawn: SpawnKey,
 ): Promise<Session | null> {

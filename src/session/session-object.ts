@@ -279,7 +279,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The parent's stop of this child (docs/API.md#sub-sessions); a child not created yet is barred. */
   stopFromParent(spawn: { parentId: string; callId: string }): Promise<Result<Session | null>> {
-    return asResult(() => stopFromParent(this.#opening()?.runtime, this.#sql, this.ctx.storage.kv, spawn));
+    return asResult(() => stopFromParent(this.#opening()?.runtime, this.ctx.storage.kv, spawn));
   }
 
   /**
