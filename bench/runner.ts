@@ -22,10 +22,11 @@
  * right to raise it (not root) the run goes on at the priority it has; the report says which.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, getPriority, loadavg, setPriority } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { Bench, log, RUNS, scratchDir } from "./lib/bench";
+import { raisePriority } from "./lib/priority";
 import { startBenchWorker } from "./lib/procs";
 import { Table } from "./lib/stats";
 import { REPO_ROOT } from "./lib/wrangler";
@@ -226,31 +227,4 @@ function writeResults(result: object, started: number, partial: string | null): 
       stdio: "ignore",
     });
   log(`results in ${files.map((f) => f.slice(root.length + 1)).join(" and ")}`);
-}
-
-/**
- * Asks for nice `wanted` for this process and what it starts, and for its autogroup (Linux shares
- * the CPU between sessions first, so a process's own nice only orders it within its session);
- * returns the nice it runs at and its autogroup's.
- */
-function raisePriority(wanted: number): string {
-  try {
-    setPriority(0, wanted);
-  } catch {
-    // Not permitted (a user without CAP_SYS_NICE): the run goes on as it is.
-  }
-  let group = "";
-  try {
-    writeFileSync("/proc/self/autogroup", String(wanted));
-  } catch {
-    // No autogroups (another OS, or a kernel without them), or not permitted.
-  }
-  try {
-    group = `, autogroup ${readFileSync("/proc/self/autogroup", "utf8")
-      .trim()
-      .replace(/^.* nice /, "nice ")}`;
-  } catch {
-    group = "";
-  }
-  return `${getPriority(0)}${group}`;
 }

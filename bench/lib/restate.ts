@@ -9,6 +9,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shareAutogroup } from "./priority";
 import { freePort, REPO_ROOT } from "./wrangler";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -89,6 +90,7 @@ export async function startRestate(): Promise<RestatePeer> {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  shareAutogroup(server.pid);
   server.stdout!.on("data", (d) => (logs = (logs + d).slice(-4000)));
   server.stderr!.on("data", (d) => (logs = (logs + d).slice(-4000)));
   const service = spawn(process.execPath, [join(REPO_ROOT, "bench", "restate-service.mjs"), String(svc)], {
@@ -96,6 +98,7 @@ export async function startRestate(): Promise<RestatePeer> {
     detached: true,
     stdio: ["ignore", "ignore", "pipe"],
   });
+  shareAutogroup(service.pid);
   service.stderr!.on("data", (d) => (logs = (logs + d).slice(-4000)));
   const stop = async () => {
     await Promise.all([stopGroup(service), stopGroup(server)]);

@@ -10,6 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shareAutogroup } from "./priority";
 import { COMPILE_CACHE, REPO_ROOT, testConfigPath, WRANGLER_CLI, writeOnce } from "./wrangler-config";
 
 export { type FailpointSink, startFailpointSink } from "./failpoint-sink";
@@ -239,6 +240,7 @@ async function startOnce(options: WranglerOptions): Promise<Wrangler> {
       ...options.env,
     },
   });
+  shareAutogroup(child.pid);
   const pid = child.pid;
   if (pid === undefined) throw new Error("wrangler: spawn failed");
   live.add(pid);
