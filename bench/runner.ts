@@ -15,7 +15,7 @@
  * small shared machine the wall clock mostly measures the scheduler (both are printed).
  * Latencies (restart, fan-out) are wall clock.
  *
- * Priority. The runner raises its own scheduling priority (nice HW_BENCH_NICE, default -10) before
+ * Priority. The runner raises its own scheduling priority (nice HW_BENCH_NICE, default -20) before
  * it starts anything, so every process it measures (workerd, Restate, the peers, this client)
  * inherits the same one: a second job on the machine (a test suite) then takes the cores these
  * leave idle rather than a share of every measured stretch, for all contenders alike. Without the
@@ -111,7 +111,7 @@ export async function main(): Promise<void> {
   const small = process.env.HW_BENCH_SMALL === "1";
   const started = Date.now();
   const load0 = loadavg();
-  const nice = raisePriority(Number(process.env.HW_BENCH_NICE ?? -10));
+  const nice = raisePriority(Number(process.env.HW_BENCH_NICE ?? -20));
   const table = new Table();
   const r: Results = {};
   let restarts = 0;
