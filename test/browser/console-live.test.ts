@@ -86,6 +86,12 @@ describe("browser console: live updates", () => {
       await first.page.goto(`${slow.url}/s/${s.id}`);
       await first.page.locator(".conn", { hasText: "live" }).waitFor();
       await client.sendMessage(s.id, TASK);
+      // The demo streams a preamble, calls list_files, then streams its answer (6 chunks). The late
+      // page opens once the answer is streaming: opened in the gap between the two model steps it
+      // would have nothing to replay.
+      await first.page
+        .locator(".transcript .item.tool .badge[data-state]", { hasText: "ok" })
+        .waitFor({ timeout: 60_000 });
       const streamed = first.page.locator(".streaming .msg .text");
       await expect
         .poll(async () => (await streamed.textContent())?.length ?? 0, { timeout: 30_000 })
