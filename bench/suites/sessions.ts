@@ -30,6 +30,8 @@ export type SessionsRss = {
   idleMb: number;
   /** RSS every IDLE_READ_MS while idle (MB). */
   idleCurve: number[];
+  /** RSS after every 100 sessions used (MB): flat once the allocator's peak is reached if nothing is kept per session. */
+  driveCurve: number[];
   perLiveKb: number;
   perIdleKb: number;
   /** The isolate's JS heap after a full GC (MB), at each reading: the part of RSS that is our objects. */
@@ -55,7 +57,13 @@ async function turnOver(client: HighwaterClient, id: string): Promise<void> {
 }
 
 /** `n` sessions of `turns` turns each, `parallel` at a time; alternately a chat turn and one with a tool call. */
-async function driveSessions(client: HighwaterClient, n: number, turns: number, parallel: number): Promise<void> {
+async function driveSessions(
+  client: HighwaterClient,
+  n: number,
+  turns: number,
+  parallel: number,
+  onHundred: () => void = () => {},
+): Promise<void> {
   let next = 0;
   let done = 0;
   const worker = async () => {
@@ -67,7 +75,10 @@ async function driveSessions(client: HighwaterClient, n: number, turns: number, 
         await client.sendMessage(id, t % 2 === 0 ? `hello, this is turn ${t}` : "list the files");
         await turnOver(client, id);
       }
-      if (++done % 100 === 0) log(`sessions-rss: ${done}/${n} sessions used`);
+      if (++done % 100 === 0) {
+        log(`sessions-rss: ${done}/${n} sessions used`);
+        onHundred();
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, n) }, worker));
@@ -101,7 +112,8 @@ export async function runSessionsRss(): Promise<SessionsRss> {
       `sessions-rss: baseline ${baselineMb.toFixed(1)} MB; ${sessions} sessions × ${turns} turns, ${parallel} at a time`,
     );
     const t0 = Date.now();
-    await driveSessions(client, sessions, turns, parallel);
+    const driveCurve: number[] = [];
+    await driveSessions(client, sessions, turns, parallel, () => driveCurve.push(Number(rss().toFixed(1))));
     const seconds = (Date.now() - t0) / 1000;
     const liveMb = rss();
     const liveKinds = kindsOf(memory(pid));
@@ -125,6 +137,7 @@ export async function runSessionsRss(): Promise<SessionsRss> {
       liveMb,
       idleMb,
       idleCurve,
+      driveCurve,
       perLiveKb: ((liveMb - baselineMb) * 1024) / sessions,
       perIdleKb: ((idleMb - baselineMb) * 1024) / sessions,
     };
@@ -142,6 +155,17 @@ export function reportSessionsRss(r: SessionsRss, { info, target }: Report): voi
     `${size}; idle curve ${r.idleCurve.join(" ")}`,
   );
   info("sessions: RSS per live session (live − baseline) / sessions", `${fmt(r.perLiveKb, 1)} KiB`, "", size);
+  const curve = r.driveCurve ?? [];
+  const half = curve[Math.floor(curve.length / 2) - 1];
+  const last = curve.at(-1);
+  info(
+    "sessions: RSS after every 100 sessions used, MB; growth per session over the second half",
+    curve.join(" "),
+    "",
+    half !== undefined && last !== undefined && curve.length >= 2
+      ? `${fmt(((last - half) * 1024) / ((curve.length - Math.floor(curve.length / 2)) * 100), 1)} KiB a session from ${Math.floor(curve.length / 2) * 100} to ${curve.length * 100}`
+      : "",
+  );
   const k = r.kindsMb;
   info(
     "sessions: RSS by kind, anonymous / file-backed / shared, MB: baseline → live → after idle",
