@@ -1,9 +1,10 @@
 /** What a remote tool's poll, reply or cancel is given: the call's context without a send's. */
 import { deadline } from "../contract";
-import type { ToolContext } from "../tools/types";
+import type { RemoteTaskPort, RemoteTaskStatus, ToolContext } from "../tools/types";
 import type { RuntimeCtx } from "./deps";
 import { callSecrets } from "./tool-secrets";
 
+/** How long one poll, reply or cancel may take. */
 const REMOTE_REQUEST_MS = 30_000;
 
 export type RemoteContext = ToolContext & { values: () => Record<string, string> };
@@ -38,4 +39,15 @@ function remoteContext(rt: RuntimeCtx, callId: string, signal: AbortSignal): Rem
     httpSecretHosts: secrets.httpHosts,
     values: secrets.values,
   };
+}
+
+/** Asks a remote tool's server to cancel a task (best effort): its answer, or null if it gave none or failed. */
+export async function cancelRemote(
+  rt: RuntimeCtx,
+  port: RemoteTaskPort | undefined,
+  callId: string,
+  taskId: string,
+): Promise<RemoteTaskStatus | null> {
+  if (!port) return null;
+  return withRemoteContext(rt, callId, (ctx) => port.cancel(taskId, ctx)).catch(() => null);
 }

@@ -13,11 +13,9 @@ import type { AlarmOwner } from "./alarm-owner";
 import type { RuntimeCtx } from "./deps";
 import { type Base, hidden } from "./draft-base";
 import { recordAsk, recordTaskQuestion, taskAnswerOf } from "./remote-asks";
-import { withRemoteContext } from "./remote-context";
+import { cancelRemote, withRemoteContext } from "./remote-context";
 import { isTerminal, lateResultDraft, remoteOutcomeDraft, remoteTaskDraft, timedOut } from "./remote-drafts";
 import { writeInflight } from "./state";
-
-/** How long one poll or cancel may take. */
 
 /** A fresh wait and notification token for a remote send; the log keeps only the token's sha256. */
 export function newRemoteSend(rt: RuntimeCtx, callId: string): RemoteSendContext {
@@ -49,9 +47,7 @@ export async function recordRemoteTask(
     rt.summary?.openTurn?.turnId === base.turnId &&
     !rt.deps.store.readCallOutcomes(call.callId).some((e) => e.content?.type === "functionResponse");
   if (!open) {
-    const tool = rt.toolFor(call.name);
-    const port = tool?.remote;
-    if (port) await withRemoteContext(rt, call.callId, (ctx) => port.cancel(task.taskId, ctx)).catch(() => null);
+    await cancelRemote(rt, rt.toolFor(call.name)?.remote, call.callId, task.taskId);
     return;
   }
   rt.commit([
@@ -167,9 +163,7 @@ export async function pollRemote(rt: RuntimeCtx & { arm(): Promise<void> }, owne
 
 /** A task past its deadline (docs/API.md#mcp-tasks): cancelled (best effort), its call answered `remote_timeout`. */
 async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord): Promise<boolean> {
-  const tool = remoteToolOf(rt, record);
-  const port = tool?.remote;
-  if (port) await withRemoteContext(rt, record.callId, (ctx) => port.cancel(record.taskId, ctx)).catch(() => null);
+  await cancelRemote(rt, remoteToolOf(rt, record)?.remote, record.callId, record.taskId);
   if (!(await recordRemoteStatus(rt, record, timedOut(record)))) return false;
   owner.kick();
   return true;
@@ -182,18 +176,18 @@ async function timeOut(rt: RuntimeCtx, owner: AlarmOwner, record: RemoteRecord):
  */
 async function sendAnswer(rt: RuntimeCtx, record: RemoteRecord): Promise<RemoteTaskStatus | null> {
   const seq = record.answerSeq!;
-  const tool = remoteToolOf(rt, record);
+  const port = remoteToolOf(rt, record)?.remote;
+  const reply = port?.reply?.bind(port);
   const e = rt.deps.store.get(seq);
-  if (!tool?.remote?.reply || e?.content?.type !== "text") return null;
+  if (!reply || e?.content?.type !== "text") return null;
   const messageId = idempotencyKeyFor(rt.deps.sessionId, `${record.callId}:answer:${seq}`);
-  const port = tool.remote;
   const text = e.content.text;
-  const status = await withRemoteContext(rt, record.callId, (ctx) =>
-    port.reply ? port.reply(record.taskId, text, messageId, ctx) : Promise.resolve(null),
-  ).catch((err: unknown) => {
-    console.error("highwater: sending an answer to a remote task failed; it is sent again later", err);
-    return null;
-  });
+  const status = await withRemoteContext(rt, record.callId, (ctx) => reply(record.taskId, text, messageId, ctx)).catch(
+    (err: unknown) => {
+      console.error("highwater: sending an answer to a remote task failed; it is sent again later", err);
+      return null;
+    },
+  );
   if (!status) return null;
   const turn = rt.summary?.openTurn;
   const current = rt.summary?.remote?.waiting.find((r) => r.callId === record.callId);
@@ -242,11 +236,7 @@ export async function remoteNotice(
 /** A stop's best-effort cancel of the tasks its turn waited for; a cancel the remote confirms is a late result. */
 export async function cancelRemoteTasks(rt: RuntimeCtx, records: readonly RemoteRecord[]): Promise<void> {
   for (const record of records) {
-    const tool = remoteToolOf(rt, record);
-    const port = tool?.remote;
-    const status = port
-      ? await withRemoteContext(rt, record.callId, (ctx) => port.cancel(record.taskId, ctx)).catch(() => null)
-      : null;
+    const status = await cancelRemote(rt, remoteToolOf(rt, record)?.remote, record.callId, record.taskId);
     if (status) await recordRemoteStatus(rt, record, status).catch(() => false);
   }
 }
