@@ -7,9 +7,9 @@ import { type Bench, fillShaped, log } from "../lib/bench";
 import { fmt, percentile, type Report, type Stat, span, stat } from "../lib/stats";
 import { costTable, dollarsPer1000Steps, rowsTarget } from "./cost";
 import {
+  countedRows,
   type PerStep,
   perStepOf,
-  ROW_RUNS,
   type RowsPerStep,
   rowsPerStepOf,
   type StepResults,
@@ -56,8 +56,6 @@ export async function runOverhead(b: Bench): Promise<OverheadResults> {
     const without: { wall: number; cpu: number }[] = [];
     const events: number[] = [];
     const inObject: number[] = [];
-    const rowsK: RowsPerStep[] = [];
-    const rowsNone: RowsPerStep[] = [];
     const floorCpu: number[] = [];
     const floorWall: number[] = [];
     let floorSizes = { requestBytes: 0, eventBytes: 0 };
@@ -82,16 +80,12 @@ export async function runOverhead(b: Bench): Promise<OverheadResults> {
       events.push(t0.value.highWater);
       inObject.push(...t.value.gapsMs);
     }
-    // Rows in turns of their own: the timed turns run without the counting wrapper.
-    for (let run = 0; run < ROW_RUNS; run++) {
-      rowsK.push((await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [OVERHEAD_K, 1, true])).value.rows);
-      rowsNone.push((await b.call<TurnAnswer>("BENCH_SESSION", o.name, "benchTurn", [0, 1, true])).value.rows);
-    }
+    const rows = await countedRows(b, o.name, OVERHEAD_K, 1);
     out[o.key] = {
       ...perStepOf(withK, without, OVERHEAD_K),
       events,
       inObject: { p50: percentile(inObject, 50), p99: percentile(inObject, 99) },
-      rows: rowsPerStepOf(rowsK, rowsNone, OVERHEAD_K),
+      rows: rowsPerStepOf(rows.withN, rows.without, OVERHEAD_K),
       floor: {
         cpu: stat(floorCpu),
         wall: stat(floorWall),

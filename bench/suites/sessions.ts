@@ -155,16 +155,18 @@ export function reportSessionsRss(r: SessionsRss, { info, target }: Report): voi
     `${size}; idle curve ${r.idleCurve.join(" ")}`,
   );
   info("sessions: RSS per live session (live − baseline) / sessions", `${fmt(r.perLiveKb, 1)} KiB`, "", size);
+  // Readings are 100 sessions apart: the growth from the middle reading to the last, per session.
   const curve = r.driveCurve ?? [];
-  const half = curve[Math.floor(curve.length / 2) - 1];
-  const last = curve.at(-1);
+  const mid = Math.floor(curve.length / 2);
+  const slope =
+    mid >= 1
+      ? `${fmt(((curve.at(-1)! - curve[mid - 1]!) * 1024) / ((curve.length - mid) * 100), 1)} KiB a session from ${mid * 100} to ${curve.length * 100}`
+      : "";
   info(
     "sessions: RSS after every 100 sessions used, MB; growth per session over the second half",
     curve.join(" "),
     "",
-    half !== undefined && last !== undefined && curve.length >= 2
-      ? `${fmt(((last - half) * 1024) / ((curve.length - Math.floor(curve.length / 2)) * 100), 1)} KiB a session from ${Math.floor(curve.length / 2) * 100} to ${curve.length * 100}`
-      : "",
+    slope,
   );
   const k = r.kindsMb;
   info(

@@ -12,7 +12,7 @@ import { dollarsPer1000Steps, rowsTarget } from "./cost";
 export const STEPS_N = 50;
 const STEP_RUNS = 11;
 /** Turns counted for rows, apart from the timed ones. */
-export const ROW_RUNS = 3;
+const ROW_RUNS = 3;
 
 /**
  * Per-step cost: the median over runs (with its spread), and `pooled`, the mean over every run
@@ -76,6 +76,25 @@ export function rowsPerStepOf(withN: RowsPerStep[], without: RowsPerStep[], n: n
   };
 }
 
+/**
+ * Rows of ROW_RUNS turns of `answers` answers of `calls` calls each, and of as many turns of none, in
+ * turns of their own: the timed turns run without the counting wrapper on `exec`.
+ */
+export async function countedRows(
+  b: Bench,
+  name: string,
+  answers: number,
+  calls: number,
+): Promise<{ withN: RowsPerStep[]; without: RowsPerStep[] }> {
+  const withN: RowsPerStep[] = [];
+  const without: RowsPerStep[] = [];
+  for (let run = 0; run < ROW_RUNS; run++) {
+    withN.push((await b.call<TurnAnswer>("BENCH_SESSION", name, "benchTurn", [answers, calls, true])).value.rows);
+    without.push((await b.call<TurnAnswer>("BENCH_SESSION", name, "benchTurn", [0, 1, true])).value.rows);
+  }
+  return { withN, without };
+}
+
 export async function runSteps(b: Bench): Promise<StepResults> {
   const restate = await startRestate();
   log(`restate-server up; durability as configured: ${JSON.stringify(restate.durability)}`);
@@ -87,8 +106,6 @@ export async function runSteps(b: Bench): Promise<StepResults> {
     const hN: { wall: number; cpu: number }[] = [];
     const h0: { wall: number; cpu: number }[] = [];
     const gaps: number[] = [];
-    const rowsN: RowsPerStep[] = [];
-    const rows0: RowsPerStep[] = [];
     let requests = 0;
     for (let run = 0; run <= STEP_RUNS; run++) {
       // Interleaved, so drift in machine load touches both sides alike.
@@ -107,18 +124,14 @@ export async function runSteps(b: Bench): Promise<StepResults> {
       gaps.push(...a.gapsNs.map((g) => g / 1e6));
       requests = t.value.requests;
     }
-    // Rows in turns of their own: the timed turns run without the counting wrapper.
-    for (let run = 0; run < ROW_RUNS; run++) {
-      rowsN.push((await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [1, STEPS_N, true])).value.rows);
-      rows0.push((await b.call<TurnAnswer>("BENCH_SESSION", peer, "benchTurn", [0, 1, true])).value.rows);
-    }
+    const rows = await countedRows(b, peer, 1, STEPS_N);
     const out: StepResults = {
       restate: {
         ...perStepOf(rN, r0, STEPS_N),
         inHandler: { p50: percentile(gaps, 50), p99: percentile(gaps, 99), steps: gaps.length },
         durability: restate.durability,
       },
-      ours: { ...perStepOf(hN, h0, STEPS_N), requests, rows: rowsPerStepOf(rowsN, rows0, STEPS_N) },
+      ours: { ...perStepOf(hN, h0, STEPS_N), requests, rows: rowsPerStepOf(rows.withN, rows.without, STEPS_N) },
     };
     log(
       `durable step: restate ${out.restate.wall.median.toFixed(3)} ms (in handler p50 ${out.restate.inHandler.p50.toFixed(2)}), ours ${out.ours.wall.median.toFixed(3)} ms`,
