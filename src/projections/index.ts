@@ -54,6 +54,7 @@ export {
   type NextStep,
   type PendingCompaction,
   planCall,
+  foldRunState,
   projectRunState,
   type RecordedRequest,
   type RunState,

@@ -72,26 +72,52 @@ export function modelAttemptOf(e: Event): ModelAttempt | null {
   };
 }
 
+/** Where the last call with `callId` is in `calls` (the answer's calls, in order), or -1. */
+function callAt(calls: readonly CallState[], callId: string): number {
+  for (let i = calls.length - 1; i >= 0; i--) if (calls[i]!.callId === callId) return i;
+  return -1;
+}
+
+/** The run state of no events. */
+const EMPTY: RunState = {
+  turnId: null,
+  runId: null,
+  closed: false,
+  lastModelRequest: null,
+  modelAnswered: false,
+  answer: null,
+  attempts: [],
+  calls: [],
+  inputAfterLastRequest: false,
+  compaction: null,
+  runStartedSeq: null,
+  takeovers: [],
+};
+
 /**
  * Projects run state from the open turn's suffix: `events` must start at or before the
  * turn's last `modelRequest` (or at the turn's first event when it has none). Pure.
  */
-export function projectRunState(events: Event[]): RunState {
+export function projectRunState(events: readonly Event[]): RunState {
+  return foldRunState(EMPTY, events);
+}
+
+/**
+ * `prior` with `events` folded in: the events that follow the ones `prior` was projected from,
+ * so `foldRunState(projectRunState(a), b)` equals `projectRunState([...a, ...b])`. Pure: `prior`
+ * and every object in it are left as they were (a changed call is a new object), so a state read
+ * earlier stays what it was while the loop folds the next events.
+ */
+export function foldRunState(prior: RunState, events: readonly Event[]): RunState {
+  if (events.length === 0) return prior;
   const state: RunState = {
-    turnId: null,
-    runId: null,
-    closed: false,
-    lastModelRequest: null,
-    modelAnswered: false,
-    answer: null,
-    attempts: [],
-    calls: [],
-    inputAfterLastRequest: false,
-    compaction: null,
-    runStartedSeq: null,
-    takeovers: [],
+    ...prior,
+    answer: prior.answer && { ...prior.answer },
+    attempts: [...prior.attempts],
+    calls: [...prior.calls],
+    compaction: prior.compaction && { ...prior.compaction, attempts: [...prior.compaction.attempts] },
+    takeovers: [...prior.takeovers],
   };
-  const byId = new Map<string, CallState>();
   for (const e of events) {
     if (e.turnId) state.turnId = e.turnId;
     if (e.runId) state.runId = e.runId;
@@ -124,7 +150,6 @@ export function projectRunState(events: Event[]): RunState {
       state.answer = null;
       state.calls = [];
       state.inputAfterLastRequest = false;
-      byId.clear();
       continue;
     }
     if (delta?.runStarted) {
@@ -142,7 +167,7 @@ export function projectRunState(events: Event[]): RunState {
       if (delta?.truncated === true) state.answer.truncated = true;
     }
     if (c?.type === "functionCall") {
-      const call: CallState = {
+      state.calls.push({
         callId: c.callId,
         name: c.name,
         args: c.args,
@@ -152,42 +177,50 @@ export function projectRunState(events: Event[]): RunState {
         answered: false,
         approval: null,
         input: null,
-      };
-      state.calls.push(call);
-      byId.set(c.callId, call);
+      });
     }
-    if (a.toolDispatch) {
-      const call = byId.get(a.toolDispatch.callId);
-      if (call)
-        call.dispatch = {
-          effect: a.toolDispatch.effect,
-          idempotencyKey: a.toolDispatch.idempotencyKey,
-          seq: e.seq,
-          ...(typeof (delta?.wait as { waitId?: unknown } | undefined)?.waitId === "string"
-            ? { waitId: (delta!.wait as { waitId: string }).waitId }
-            : {}),
+    const dispatched = a.toolDispatch;
+    if (dispatched) {
+      const i = callAt(state.calls, dispatched.callId);
+      const waitId = (delta?.wait as { waitId?: unknown } | undefined)?.waitId;
+      if (i >= 0)
+        state.calls[i] = {
+          ...state.calls[i]!,
+          dispatch: {
+            effect: dispatched.effect,
+            idempotencyKey: dispatched.idempotencyKey,
+            seq: e.seq,
+            ...(typeof waitId === "string" ? { waitId } : {}),
+          },
         };
     }
     // docs/design.md#remote-calls: a call whose remote task is recorded waits for it; never recovered.
     const remote = delta?.remoteTask as { callId?: unknown; waitId?: unknown } | undefined;
     if (remote && typeof remote.callId === "string" && typeof remote.waitId === "string") {
-      const call = byId.get(remote.callId);
-      if (call?.dispatch) call.dispatch = { ...call.dispatch, waitId: remote.waitId };
+      const i = callAt(state.calls, remote.callId);
+      const call = state.calls[i];
+      if (call?.dispatch) state.calls[i] = { ...call, dispatch: { ...call.dispatch, waitId: remote.waitId } };
     }
-    if (a.permissionRequest) {
-      const call = byId.get(a.permissionRequest.callId);
-      if (call) call.approval = { requestId: a.permissionRequest.requestId, decision: null };
+    const asked = a.permissionRequest;
+    if (asked) {
+      const i = callAt(state.calls, asked.callId);
+      if (i >= 0) state.calls[i] = { ...state.calls[i]!, approval: { requestId: asked.requestId, decision: null } };
     }
-    if (a.permissionDecision) {
-      for (const call of state.calls)
-        if (call.approval?.requestId === a.permissionDecision.requestId)
-          call.approval = { ...call.approval, decision: a.permissionDecision.decision };
-    }
+    const decided = a.permissionDecision;
+    if (decided)
+      state.calls = state.calls.map((call) =>
+        call.approval?.requestId === decided.requestId
+          ? { ...call, approval: { ...call.approval, decision: decided.decision } }
+          : call,
+      );
     if (delta?.inputRequested || delta?.inputAnswered)
-      for (const call of state.calls) call.input = foldRound(call.input, e, call.callId);
+      state.calls = state.calls.map((call) => {
+        const input = foldRound(call.input, e, call.callId);
+        return input === call.input ? call : { ...call, input };
+      });
     if (c?.type === "functionResponse") {
-      const call = byId.get(c.callId);
-      if (call) call.answered = true;
+      const i = callAt(state.calls, c.callId);
+      if (i >= 0) state.calls[i] = { ...state.calls[i]!, answered: true };
     }
     if (a.turnClose) state.closed = true;
   }

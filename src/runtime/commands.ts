@@ -118,7 +118,7 @@ export function failTurn(rt: RuntimeCtx, code: string, message: string): void {
 /** The open turn's run state; a log that cannot be read (it failed verification) has no calls to answer. */
 function openRunState(rt: RuntimeCtx): RunState {
   try {
-    return projectRunState(rt.turnSuffix());
+    return rt.runState();
   } catch (err) {
     console.error("highwater: the open turn could not be read; closing it without answering its calls", err);
     return projectRunState([]);

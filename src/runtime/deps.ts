@@ -2,7 +2,7 @@
 import type { ContextInput } from "../context";
 import type { Event, EventDraft, EventStore, ModelViewReads } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
-import type { CallState, Session, SessionSummary } from "../projections";
+import type { CallState, RunState, Session, SessionSummary } from "../projections";
 import type { SqlLike } from "../storage";
 import type { McpHub } from "../tools/mcp/hub";
 import type { ToolDefinition } from "../tools/types";
@@ -63,6 +63,8 @@ export interface RuntimeCtx {
   commit(drafts: EventDraft[], also?: (events: Event[]) => void): Event[];
   /** Events of the open turn from its last model request (or its start). */
   turnSuffix(): Event[];
+  /** The run state of `turnSuffix()`, folded from the events read since the last ask. */
+  runState(): RunState;
   needsApproval(call: CallState): boolean;
   toolFor(name: string): ToolDefinition<unknown> | null;
   /** Hosts `http_fetch` refuses: those the features reach through their own tools. */

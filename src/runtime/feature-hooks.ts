@@ -121,5 +121,15 @@ export async function deliverFeatures(rt: DeliverHost): Promise<boolean> {
 
 /** Hosts `http_fetch` refuses: those the features reach through their own tools. */
 export function featuresDeniedHosts(features: readonly RuntimeFeature[], env: Record<string, unknown>): string[] {
-  return features.flatMap((f) => f.deniedHosts?.(env) ?? []);
+  // Neither changes while an object lives: listed once per pair, a copy handed to each call.
+  const byEnv = deniedByFeatures.get(features) ?? new WeakMap<object, readonly string[]>();
+  deniedByFeatures.set(features, byEnv);
+  let hosts = byEnv.get(env);
+  if (!hosts) {
+    hosts = features.flatMap((f) => f.deniedHosts?.(env) ?? []);
+    byEnv.set(env, hosts);
+  }
+  return [...hosts];
 }
+
+const deniedByFeatures = new WeakMap<readonly RuntimeFeature[], WeakMap<object, readonly string[]>>();

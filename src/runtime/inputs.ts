@@ -5,7 +5,7 @@
  */
 import type { Session } from "../contract";
 import type { EventDraft } from "../log";
-import { type CallState, type InputAnswer, type PendingInput, projectRunState } from "../projections";
+import { type CallState, type InputAnswer, type PendingInput } from "../projections";
 import { rows, type SqlLike } from "../storage";
 import { answerIssues, type McpQuestion } from "../tools/mcp/questions";
 import type { CallInput, ToolResult } from "../tools/types";
@@ -167,7 +167,7 @@ export async function answer(rt: CommandCtx, requestId: string, input: InputAnsw
   answerInput(rt, requestId, input);
   // A task's own question: its answer is sent at the next poll, which is due now (./remote-asks.ts).
   if (rt.summary?.remote?.waiting.some((r) => r.question?.asked.requestId === requestId)) await rt.kick();
-  const state = projectRunState(rt.turnSuffix());
+  const state = rt.runState();
   if (state.calls.some((c) => c.input?.inputs.every((i) => i.answer !== null))) {
     rt.markDecided();
     await rt.kick();

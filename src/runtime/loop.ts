@@ -3,7 +3,7 @@
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
 
-import { projectRunState, waitsForInput } from "../projections";
+import { waitsForInput } from "../projections";
 import { parseToolArgs } from "../tools";
 import { reattachChildren, stillWaitsForChild } from "./child-calls";
 import { outboxDelay } from "./children";
@@ -39,7 +39,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
     }
     if (!hooks.verifyOnce()) return rt.endSlice("parked");
     const events = rt.turnSuffix();
-    const state = projectRunState(events);
+    const state = rt.runState();
     const head = s.highWater;
     const step = planNextStep(
       events,
@@ -113,7 +113,7 @@ async function carryOut(
     case "recover": {
       const s = rt.require();
       const runId = crypto.randomUUID();
-      const state = projectRunState(rt.turnSuffix());
+      const state = rt.runState();
       rt.commit(
         recoveryDrafts(step.plan, state, { turnId: base.turnId, runId, highWater: s.highWater, now: rt.now() }),
         () => rt.underWay.cleared(),

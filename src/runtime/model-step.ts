@@ -3,8 +3,9 @@
  * with the idle and slice limits, then commit the answer, the failed attempt or the failure.
  */
 import { assembleContext, ContextOverflowError, loadLatestCheckpoint, type NextContext } from "../context";
+import { linkedSignal } from "../contract";
 import { type ModelProvider, type ModelRequest, ProviderError } from "../model/types";
-import { type OpenTurn, projectRunState } from "../projections";
+import type { OpenTurn } from "../projections";
 import { failTurn } from "./commands";
 import { prepareContext } from "./compaction";
 import { CompactionDeferred, compactionSender } from "./compaction-calls";
@@ -61,7 +62,7 @@ export async function runModelStep(rt: RuntimeCtx, call: ModelCall, sliceStarted
           provider,
           signal,
           base,
-          send: compactionSender(rt, base, provider, projectRunState(rt.turnSuffix()).compaction),
+          send: compactionSender(rt, base, provider, rt.runState().compaction),
           failpoint: (id) => rt.failpoint(id),
         },
         rt.contextInput(turn.model),
@@ -154,8 +155,24 @@ async function streamAttempt(
   sliceStartedAt: number,
   stop: AbortSignal,
 ): Promise<AttemptOutcome> {
-  const controller = new AbortController();
-  const signal = AbortSignal.any([stop, controller.signal]);
+  // Unhooked from the session's stop signal when the attempt ends (src/contract/deadline.ts).
+  const linked = linkedSignal(stop);
+  try {
+    return await streamWith(rt, provider, request, tag, sliceStartedAt, stop, linked);
+  } finally {
+    linked.release();
+  }
+}
+
+async function streamWith(
+  rt: RuntimeCtx,
+  provider: ModelProvider,
+  request: ModelRequest,
+  tag: { invocationId: string; attempt: number },
+  sliceStartedAt: number,
+  stop: AbortSignal,
+  { signal, controller }: { signal: AbortSignal; controller: AbortController },
+): Promise<AttemptOutcome> {
   const answer: ModelAnswer = { text: "", thinking: "", calls: [], usage: null, finishReason: null };
   const parts = iterateWithWatchdog(provider.stream(request, signal), {
     idleMs: rt.policy.idleTimeoutMs,

@@ -8,6 +8,7 @@ import type { ModelConfig, ToolSpec } from "../model/types";
 import {
   type CallState,
   type InputAnswer,
+  type RunState,
   type Session,
   type SessionCreated,
   type SessionSummary,
@@ -104,6 +105,9 @@ export class SessionRuntime implements RuntimeCtx {
   /** The open turn's events from its last model request (or its start), read from a kept position. */
   turnSuffix(): Event[] {
     return this.#suffix.read(this.deps.store, this.#summary?.openTurn);
+  }
+  runState(): RunState {
+    return this.#suffix.state(this.deps.store, this.#summary?.openTurn);
   }
 
   needsApproval(call: CallState): boolean {

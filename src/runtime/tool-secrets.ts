@@ -26,14 +26,18 @@ function parsedOf(env: Record<string, unknown>) {
 
 export function callSecrets(env: Record<string, unknown>): CallSecrets {
   const { names: inUse, httpHosts } = parsedOf(env);
-  const names = new Set(inUse);
+  // The names read by the call join the deployment's; most calls read none and there are none.
+  let names: Set<string> | null = null;
   return {
     read: (name) => {
       const value = secretValues(env, [name])[name];
-      if (value !== undefined) names.add(name);
+      if (value !== undefined) {
+        names ??= new Set(inUse);
+        names.add(name);
+      }
       return value;
     },
     httpHosts,
-    values: () => secretValues(env, names),
+    values: () => (names === null && inUse.length === 0 ? {} : secretValues(env, names ?? inUse)),
   };
 }

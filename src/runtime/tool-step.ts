@@ -1,6 +1,6 @@
 /** One tool step, carried out: T1, run, T2 (docs/design.md §4), or a re-run after recovery with `toolRecovery: rerun`. */
 
-import { deadline } from "../contract";
+import { lazyDeadline } from "../contract";
 import type { CallState } from "../projections";
 import {
   applyFileChanges,
@@ -68,7 +68,7 @@ export async function runToolStep(
   }
   // A first run is known from its dispatch; a re-run's row tells a restart that it died again (./under-way.ts).
   rt.underWay.start({ callId: call.callId }, rerun);
-  const limit = deadline(tool.timeoutMs ?? rt.policy.toolTimeoutMs, rt.signal);
+  const limit = lazyDeadline(tool.timeoutMs ?? rt.policy.toolTimeoutMs, rt.signal);
   const { signal } = limit;
   const secrets = callSecrets(rt.deps.env ?? {});
   // A remote tool's send is given its wait and notification token (docs/design.md#remote-calls).
@@ -95,6 +95,8 @@ export async function runToolStep(
       ...(mode === "continue" ? { input: roundAnswers(call) } : {}),
       ask: askOverStream(rt, call, base, server, signal),
     });
+    // A call that answers at once needs no timer (src/contract/deadline.ts).
+    limit.watch(running);
     await runningFailpoint(rt, tool, running);
     result = await running;
   } catch (err) {

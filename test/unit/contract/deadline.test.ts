@@ -1,6 +1,8 @@
 /** A deadline's signal: a timeout as AbortSignal.timeout gives, any outer signal, and a timer that ends with the work. */
+
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { deadline } from "../../../src/contract";
+import { deadline, lazyDeadline, linkedSignal } from "../../../src/contract";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -35,5 +37,60 @@ describe("deadline", () => {
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(5_000);
     expect(d.signal.aborted).toBe(false);
+  });
+
+  it("lazy: work that has already settled never sets a timer", async () => {
+    vi.useFakeTimers();
+    const d = lazyDeadline(1_000);
+    d.watch(Promise.resolve("at once"));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(vi.getTimerCount()).toBe(0);
+    d.clear();
+  });
+
+  it("lazy: work still running after a microtask gets its timer, and times out", async () => {
+    vi.useFakeTimers();
+    const d = lazyDeadline(1_000);
+    d.watch(new Promise(() => {}));
+    await Promise.resolve();
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect((d.signal.reason as DOMException).name).toBe("TimeoutError");
+  });
+
+  it("lazy: cleared before the check, no timer is set", async () => {
+    vi.useFakeTimers();
+    const d = lazyDeadline(1_000);
+    d.watch(new Promise(() => {}));
+    d.clear();
+    await Promise.resolve();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("a cleared deadline leaves no listener on its outer signal, which may live as long as the session", () => {
+    const outer = new AbortController();
+    const d = deadline(1_000, outer.signal);
+    expect(getEventListeners(outer.signal, "abort")).toHaveLength(1);
+    d.clear();
+    expect(getEventListeners(outer.signal, "abort")).toHaveLength(0);
+    outer.abort(new Error("stopped"));
+    expect(d.signal.aborted).toBe(false);
+  });
+});
+
+describe("linkedSignal", () => {
+  it("aborts with the reason of whichever source aborts, and then unhooks from the others", () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const linked = linkedSignal(a.signal, b.signal);
+    b.abort(new Error("b went"));
+    expect((linked.signal.reason as Error).message).toBe("b went");
+    expect(getEventListeners(a.signal, "abort")).toHaveLength(0);
+  });
+
+  it("is aborted at once by a source that already is", () => {
+    const linked = linkedSignal(AbortSignal.abort(new Error("early")));
+    expect((linked.signal.reason as Error).message).toBe("early");
   });
 });

@@ -4,6 +4,7 @@ import {
   buildRecoveryPlan,
   type CallState,
   decideNextStep,
+  foldRunState,
   projectRunState,
   type RecoveryPlan,
 } from "../../../src/projections";
@@ -367,5 +368,70 @@ describe("decideNextStep", () => {
     ev.response("c2", "ok");
     next = step(ev.events);
     expect(next).toMatchObject({ kind: "call", plan: { kind: "dispatch", call: { callId: "c3" } } });
+  });
+});
+
+describe("foldRunState: the loop's kept run state (docs/design.md §4)", () => {
+  /** A turn that goes through most of what the run state records. */
+  function busyTurn(ev: LogBuilder) {
+    ev.user("go");
+    ev.compactionRequest("cmp1");
+    ev.stateDelta(
+      { modelAttempt: { invocationId: "cmp1", attempt: 1, code: "overloaded", message: "m", retryAt: 5 } },
+      "runtime",
+    );
+    ev.stateDelta({ checkpoint: { id: "cp1" } }, "runtime");
+    ev.modelRequest();
+    ev.modelCall("c1", "read_file", { path: "a" });
+    ev.modelCall("c2", "delete_file", { path: "b" });
+    ev.modelCall("c3", "write_file", { path: "c" });
+    ev.dispatch("c1", "read");
+    ev.response("c1", "ok");
+    ev.permissionRequest("c2");
+    ev.stateDelta({ runStarted: { runId: "r2" } }, "runtime");
+    ev.permissionDecision("apr_c2", "approve");
+    ev.dispatch("c2", "write");
+    ev.response("c2", "ok");
+    ev.dispatch("c3", "write");
+    ev.modelRequest();
+    ev.modelText("done");
+    ev.turnClose("completed");
+  }
+
+  it("folding the events one by one gives what projecting them whole gives, at every point", () => {
+    const ev = newLog();
+    busyTurn(ev);
+    let state = projectRunState([]);
+    for (let i = 0; i < ev.events.length; i++) {
+      state = foldRunState(state, [ev.events[i]!]);
+      expect(state).toEqual(projectRunState(ev.events.slice(0, i + 1)));
+    }
+  });
+
+  it("leaves the state it folds from, and every call in it, as it was", () => {
+    const ev = newLog();
+    busyTurn(ev);
+    for (let cut = 1; cut < ev.events.length; cut++) {
+      const prior = projectRunState(ev.events.slice(0, cut));
+      const before = structuredClone(prior);
+      deepFreeze(prior);
+      // A frozen prior throws if the fold writes into it.
+      const next = foldRunState(prior, ev.events.slice(cut));
+      expect(prior).toEqual(before);
+      expect(next).toEqual(projectRunState(ev.events));
+    }
+  });
+
+  it("an answered call read before the response still reads unanswered, the fold's copy answered", () => {
+    const ev = newLog();
+    oneCall(ev, "read_file");
+    ev.dispatch("c1", "read");
+    const before = projectRunState(ev.events);
+    const call = before.calls[0]!;
+    ev.response("c1", "ok");
+    const after = foldRunState(before, ev.events.slice(-1));
+    expect(call.answered).toBe(false);
+    expect(after.calls[0]?.answered).toBe(true);
+    expect(decideNextStep(after, needsApproval)).toEqual({ kind: "model" });
   });
 });

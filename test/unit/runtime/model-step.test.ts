@@ -1,4 +1,5 @@
 /** The model step in Node: what a streamed attempt becomes in the log. */
+import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { assembleContext } from "../../../src/context";
 import type { Event } from "../../../src/log";
@@ -46,6 +47,14 @@ describe("runModelStep", () => {
       [request.invocationId, 1, "he"],
       [request.invocationId, 1, "llo"],
     ]);
+  });
+
+  it("an attempt, answered or cut, leaves nothing hooked on the session's stop signal", async () => {
+    for (const parts of [answer("hello"), [{ type: "text-delta", text: "half" }] as ModelPart[]]) {
+      const rt = fakeRuntime(userTurn(), { provider: scriptedProvider(parts) });
+      await runModelStep(rt, NEW, rt.now());
+      expect(getEventListeners(rt.signal, "abort")).toHaveLength(0);
+    }
   });
 
   it("a stream that ends without a finish is a failed attempt to retry, not an answer", async () => {

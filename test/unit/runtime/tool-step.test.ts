@@ -1,4 +1,5 @@
 /** The tool step in Node: T1, run, T2, and what happens to an outcome nobody waits for any more. */
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Event } from "../../../src/log";
@@ -147,6 +148,33 @@ describe("runToolStep", () => {
     await new Promise((r) => setTimeout(r, 80));
     expect(signal.aborted).toBe(false);
     expect(responses(rt)[0]!.content).toMatchObject({ status: "ok" });
+  });
+
+  it("a finished call leaves nothing hooked on the session's stop signal", async () => {
+    const held = heldTool();
+    const rt = fakeRuntime(openCall().events, { tools: [held.tool] });
+    held.bind(rt);
+    const step = runToolStep(rt, callOf(rt), BASE, false);
+    await held.started;
+    expect(getEventListeners(rt.signal, "abort").length).toBeGreaterThan(0);
+    held.answer({ status: "ok", response: null });
+    await step;
+    expect(getEventListeners(rt.signal, "abort")).toHaveLength(0);
+  });
+
+  it("a call still running at its deadline sees its signal abort with a TimeoutError", async () => {
+    const held = heldTool();
+    const tool = { ...held.tool, timeoutMs: 30 };
+    const rt = fakeRuntime(openCall().events, { tools: [tool] });
+    held.bind(rt);
+    const step = runToolStep(rt, callOf(rt), BASE, false);
+    await held.started;
+    const { signal } = held.seen[0]!.ctx;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as DOMException).name).toBe("TimeoutError");
+    held.answer({ status: "ok", response: null });
+    await step;
   });
 
   it("arguments that fail the tool's schema get an invalid_arguments error; the tool never runs", async () => {

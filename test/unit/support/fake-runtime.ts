@@ -6,7 +6,7 @@
  */
 import type { Event, EventDraft, EventStore, ModelViewReads } from "../../../src/log";
 import type { ModelPart, ModelProvider } from "../../../src/model/types";
-import { type CallState, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
+import { type CallState, projectRunState, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "../../../src/runtime/deps";
 import type { FailpointId } from "../../../src/runtime/failpoints";
 import type { RuntimeFeature } from "../../../src/runtime/feature";
@@ -122,6 +122,9 @@ export function fakeRuntime(
     turnSuffix() {
       const t = summary?.openTurn;
       return t ? store.readFrom(t.lastModelRequestSeq ?? t.startSeq) : [];
+    },
+    runState() {
+      return projectRunState(this.turnSuffix());
     },
     needsApproval: (call: CallState) => opts.needsApproval?.(call) ?? false,
     toolFor: (name) => tools.get(name) ?? null,
