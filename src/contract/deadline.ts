@@ -6,45 +6,44 @@
  * for every timer before it lets an idle object go (docs/design.md#memory-an-object-holds). `AbortSignal.timeout`
  * cannot be cancelled, so a 60 s tool deadline held a session in memory for 60 s after each call.
  */
-export type Deadline = { signal: AbortSignal; clear: () => void };
+export type Deadline = { readonly signal: AbortSignal; clear(): void };
 
 /**
- * A signal that aborts when any of `signals` does (with its reason), and `release()`, which
- * unhooks it from them. `AbortSignal.any` cannot be unhooked: each source keeps the new signal
- * and its listener until the source itself aborts, so one made from a session's long-lived stop
- * signal for every tool call or model request piled up for the object's whole life.
+ * A signal that aborts when any of its sources does (with that one's reason), and `release()`,
+ * which unhooks it from them. `AbortSignal.any` cannot be unhooked: each source keeps the new
+ * signal and its listener until the source itself aborts, so one made from a session's
+ * long-lived stop signal for every tool call or model request piled up for the object's life.
+ * A class, so that making one creates no function but its listener.
  */
-export function linkedSignal(...signals: AbortSignal[]): {
-  signal: AbortSignal;
-  controller: AbortController;
-  release: () => void;
-} {
-  const controller = new AbortController();
-  const hooked: [AbortSignal, () => void][] = [];
-  const release = () => {
-    for (const [source, listener] of hooked) source.removeEventListener("abort", listener);
-    hooked.length = 0;
-  };
-  for (const source of signals) {
-    if (source.aborted) {
-      release();
-      controller.abort(source.reason);
-      break;
+export class LinkedSignal {
+  readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  readonly #sources: readonly AbortSignal[];
+  readonly #listener = (event: Event) => this.#abort(event.target as AbortSignal);
+
+  constructor(sources: readonly AbortSignal[]) {
+    this.#sources = sources;
+    for (const source of sources) {
+      if (source.aborted) {
+        this.controller.abort(source.reason);
+        return;
+      }
     }
-    const listener = () => {
-      release();
-      controller.abort(source.reason);
-    };
-    source.addEventListener("abort", listener, { once: true });
-    hooked.push([source, listener]);
+    for (const source of sources) source.addEventListener("abort", this.#listener, { once: true });
   }
-  return { signal: controller.signal, controller, release };
+
+  #abort(source: AbortSignal): void {
+    this.release();
+    this.controller.abort(source.reason);
+  }
+
+  release(): void {
+    for (const source of this.#sources) source.removeEventListener("abort", this.#listener);
+  }
 }
 
-export function deadline(ms: number, ...signals: AbortSignal[]): Deadline {
-  const d = lazyDeadline(ms, ...signals);
-  d.arm();
-  return d;
+export function linkedSignal(...signals: AbortSignal[]): LinkedSignal {
+  return new LinkedSignal(signals);
 }
 
 /**
@@ -52,35 +51,59 @@ export function deadline(ms: number, ...signals: AbortSignal[]): Deadline {
  * work has not settled by the next microtask. Most tool calls answer at once (a SQL read, a
  * workspace write); a timer set and cleared for each was a tenth of a durable step.
  */
-export function lazyDeadline(
-  ms: number,
-  ...signals: AbortSignal[]
-): Deadline & { arm: () => void; watch: (work: Promise<unknown>) => void } {
-  const { signal, controller: ctl, release } = linkedSignal(...signals);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let done = false;
-  const arm = () => {
-    if (done || timer !== undefined) return;
-    timer = setTimeout(() => ctl.abort(new DOMException("The operation timed out.", "TimeoutError")), ms);
-  };
-  return {
-    signal,
-    arm,
-    watch: (work) => {
-      let settled = false;
-      const settle = () => {
-        settled = true;
-      };
-      work.then(settle, settle);
-      // Queued after the work's own reactions: work that is already settled has run `settle`.
-      queueMicrotask(() => {
-        if (!settled) arm();
-      });
-    },
-    clear: () => {
-      done = true;
-      release();
-      if (timer !== undefined) clearTimeout(timer);
-    },
-  };
+export class LazyDeadline implements Deadline {
+  readonly #linked: LinkedSignal;
+  readonly #ms: number;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #done = false;
+  #settled = false;
+
+  constructor(ms: number, signals: readonly AbortSignal[]) {
+    this.#ms = ms;
+    this.#linked = new LinkedSignal(signals);
+  }
+
+  get signal(): AbortSignal {
+    return this.#linked.signal;
+  }
+
+  arm(): void {
+    if (this.#done || this.#timer !== undefined) return;
+    const controller = this.#linked.controller;
+    this.#timer = setTimeout(
+      () => controller.abort(new DOMException("The operation timed out.", "TimeoutError")),
+      this.#ms,
+    );
+  }
+
+  watch(work: Promise<unknown>): void {
+    work.then(
+      () => {
+        this.#settled = true;
+      },
+      () => {
+        this.#settled = true;
+      },
+    );
+    // Queued after the work's own reactions: work that has already settled has set the flag.
+    Promise.resolve().then(() => {
+      if (!this.#settled) this.arm();
+    });
+  }
+
+  clear(): void {
+    this.#done = true;
+    this.#linked.release();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+}
+
+export function lazyDeadline(ms: number, ...signals: AbortSignal[]): LazyDeadline {
+  return new LazyDeadline(ms, signals);
+}
+
+export function deadline(ms: number, ...signals: AbortSignal[]): Deadline {
+  const d = new LazyDeadline(ms, signals);
+  d.arm();
+  return d;
 }
