@@ -42,6 +42,39 @@ export class LinkedSignal {
   }
 }
 
+/**
+ * A stop signal that hands out child controllers without hooking a listener on it for each:
+ * `abort()` aborts its own signal, then every child still held. A session's stop is one; each
+ * tool call's signal is a child, dropped when the call ends (an `addEventListener` a call was
+ * the costliest part of a deadline in workerd).
+ */
+export class StopSource {
+  readonly #controller = new AbortController();
+  readonly #children = new Set<AbortController>();
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** A controller that aborts with this source (at once if it already has). */
+  child(): AbortController {
+    const child = new AbortController();
+    if (this.signal.aborted) child.abort(this.signal.reason);
+    else this.#children.add(child);
+    return child;
+  }
+
+  drop(child: AbortController): void {
+    this.#children.delete(child);
+  }
+
+  abort(reason: unknown): void {
+    this.#controller.abort(reason);
+    for (const child of this.#children) child.abort(reason);
+    this.#children.clear();
+  }
+}
+
 export function linkedSignal(...signals: AbortSignal[]): LinkedSignal {
   return new LinkedSignal(signals);
 }
@@ -52,24 +85,34 @@ export function linkedSignal(...signals: AbortSignal[]): LinkedSignal {
  * workspace write); a timer set and cleared for each was a tenth of a durable step.
  */
 export class LazyDeadline implements Deadline {
-  readonly #linked: LinkedSignal;
+  readonly #controller: AbortController;
+  readonly #release: () => void;
   readonly #ms: number;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #done = false;
   #settled = false;
 
-  constructor(ms: number, signals: readonly AbortSignal[]) {
+  /** `parent`: the signals it follows, or a `StopSource` it is a child of. */
+  constructor(ms: number, parent: readonly AbortSignal[] | StopSource) {
     this.#ms = ms;
-    this.#linked = new LinkedSignal(signals);
+    if (parent instanceof StopSource) {
+      const child = parent.child();
+      this.#controller = child;
+      this.#release = () => parent.drop(child);
+    } else {
+      const linked = new LinkedSignal(parent);
+      this.#controller = linked.controller;
+      this.#release = () => linked.release();
+    }
   }
 
   get signal(): AbortSignal {
-    return this.#linked.signal;
+    return this.#controller.signal;
   }
 
   arm(): void {
     if (this.#done || this.#timer !== undefined) return;
-    const controller = this.#linked.controller;
+    const controller = this.#controller;
     this.#timer = setTimeout(
       () => controller.abort(new DOMException("The operation timed out.", "TimeoutError")),
       this.#ms,
@@ -93,13 +136,13 @@ export class LazyDeadline implements Deadline {
 
   clear(): void {
     this.#done = true;
-    this.#linked.release();
+    this.#release();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
   }
 }
 
-export function lazyDeadline(ms: number, ...signals: AbortSignal[]): LazyDeadline {
-  return new LazyDeadline(ms, signals);
+export function lazyDeadline(ms: number, parent?: StopSource | AbortSignal): LazyDeadline {
+  return new LazyDeadline(ms, parent instanceof StopSource ? parent : parent ? [parent] : []);
 }
 
 export function deadline(ms: number, ...signals: AbortSignal[]): Deadline {

@@ -1,5 +1,6 @@
 /** What the driver's modules share: the object's ports and the runtime's own state, behind one interface. */
 import type { ContextInput } from "../context";
+import type { StopSource } from "../contract/deadline";
 import type { Event, EventDraft, EventStore, ModelViewReads } from "../log";
 import type { ModelConfig, ModelProvider } from "../model/types";
 import type { CallState, RunState, Session, SessionSummary } from "../projections";
@@ -79,6 +80,8 @@ export interface RuntimeCtx {
   contextInput(model: ModelConfig): ContextInput;
   /** Aborted by a stop: ends the model stream and running tools. */
   readonly signal: AbortSignal;
+  /** The same stop, handing out a child signal per tool call (src/contract/deadline.ts). */
+  readonly stops: StopSource;
   now(): number;
   failpoint(id: FailpointId): Promise<void>;
   /** Streams a delta to the sockets and keeps the current attempt's text for a late joiner. */

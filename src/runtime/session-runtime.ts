@@ -3,6 +3,7 @@
  * alarm, wired to the pure core (`plan.ts`, `drafts.ts`) and its driver (`loop.ts`).
  */
 import { buildNextContext, type ContextInput, type NextContext } from "../context";
+import { StopSource } from "../contract/deadline";
 import type { Event, EventDraft } from "../contract/event";
 import type { ModelConfig, ToolSpec } from "../model/types";
 import {
@@ -56,7 +57,7 @@ export class SessionRuntime implements RuntimeCtx {
   readonly #slices = new SliceRunner();
   readonly #deltas = new DeltaBuffer();
   readonly #chain = new ChainCheck();
-  #abort = new AbortController();
+  stops = new StopSource();
   readonly attachedChildren = new Set<string>();
   readonly #alarm: AlarmOwner;
   readonly #suffix = new TurnSuffix();
@@ -84,9 +85,8 @@ export class SessionRuntime implements RuntimeCtx {
   get summary(): SessionSummary | null {
     return this.#summary;
   }
-
   get signal(): AbortSignal {
-    return this.#abort.signal;
+    return this.stops.signal;
   }
 
   exists(): boolean {
@@ -219,8 +219,8 @@ export class SessionRuntime implements RuntimeCtx {
     const remote = this.#summary?.remote?.waiting ?? [];
     if (commands.stopTurn(this)) {
       this.#cancels.start(this, remote);
-      this.#abort.abort(new Error("stopped"));
-      this.#abort = new AbortController();
+      this.stops.abort(new Error("stopped"));
+      this.stops = new StopSource();
       // A child's report or the stops of its children go out from the alarm.
       void this.arm();
     }

@@ -68,7 +68,7 @@ export async function runToolStep(
   }
   // A first run is known from its dispatch; a re-run's row tells a restart that it died again (./under-way.ts).
   rt.underWay.start({ callId: call.callId }, rerun);
-  const limit = lazyDeadline(tool.timeoutMs ?? rt.policy.toolTimeoutMs, rt.signal);
+  const limit = lazyDeadline(tool.timeoutMs ?? rt.policy.toolTimeoutMs, rt.stops);
   const { signal } = limit;
   const secrets = callSecrets(rt.deps.env ?? {});
   // A remote tool's send is given its wait and notification token (docs/design.md#remote-calls).

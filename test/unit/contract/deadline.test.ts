@@ -2,7 +2,7 @@
 
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { deadline, lazyDeadline, linkedSignal } from "../../../src/contract";
+import { deadline, lazyDeadline, linkedSignal, StopSource } from "../../../src/contract";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -92,5 +92,34 @@ describe("linkedSignal", () => {
   it("is aborted at once by a source that already is", () => {
     const linked = linkedSignal(AbortSignal.abort(new Error("early")));
     expect((linked.signal.reason as Error).message).toBe("early");
+  });
+});
+
+describe("StopSource", () => {
+  it("a stop aborts its signal and every child still held, with its reason; a dropped child is let go", () => {
+    const stops = new StopSource();
+    const held = stops.child();
+    const dropped = stops.child();
+    stops.drop(dropped);
+    stops.abort(new Error("stopped"));
+    expect((stops.signal.reason as Error).message).toBe("stopped");
+    expect((held.signal.reason as Error).message).toBe("stopped");
+    expect(dropped.signal.aborted).toBe(false);
+  });
+
+  it("a child of a source already stopped is aborted at once", () => {
+    const stops = new StopSource();
+    stops.abort(new Error("stopped"));
+    expect(stops.child().signal.aborted).toBe(true);
+  });
+
+  it("a deadline under a source: the stop reaches the running work, a cleared one is let go", () => {
+    const stops = new StopSource();
+    const running = lazyDeadline(1_000, stops);
+    const finished = lazyDeadline(1_000, stops);
+    finished.clear();
+    stops.abort(new Error("stopped"));
+    expect(running.signal.aborted).toBe(true);
+    expect(finished.signal.aborted).toBe(false);
   });
 });

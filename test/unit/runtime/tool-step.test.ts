@@ -1,5 +1,4 @@
 /** The tool step in Node: T1, run, T2, and what happens to an outcome nobody waits for any more. */
-import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Event } from "../../../src/log";
@@ -150,16 +149,17 @@ describe("runToolStep", () => {
     expect(responses(rt)[0]!.content).toMatchObject({ status: "ok" });
   });
 
-  it("a finished call leaves nothing hooked on the session's stop signal", async () => {
+  it("a finished call is let go: a stop after it does not reach its signal", async () => {
     const held = heldTool();
     const rt = fakeRuntime(openCall().events, { tools: [held.tool] });
     held.bind(rt);
     const step = runToolStep(rt, callOf(rt), BASE, false);
     await held.started;
-    expect(getEventListeners(rt.signal, "abort").length).toBeGreaterThan(0);
     held.answer({ status: "ok", response: null });
     await step;
-    expect(getEventListeners(rt.signal, "abort")).toHaveLength(0);
+    const { signal } = held.seen[0]!.ctx;
+    rt.abort();
+    expect(signal.aborted).toBe(false);
   });
 
   it("a call still running at its deadline sees its signal abort with a TimeoutError", async () => {

@@ -4,9 +4,16 @@
  * projection; the store answers the reads the steps make from that array. The SQL port keeps
  * nothing (no checkpoints, no slice or in-flight records), which is what a fresh session has.
  */
+import { StopSource } from "../../../src/contract/deadline";
 import type { Event, EventDraft, EventStore, ModelViewReads } from "../../../src/log";
 import type { ModelPart, ModelProvider } from "../../../src/model/types";
-import { type CallState, projectRunState, reduceSummary, type SessionSummary, toSession } from "../../../src/projections";
+import {
+  type CallState,
+  projectRunState,
+  reduceSummary,
+  type SessionSummary,
+  toSession,
+} from "../../../src/projections";
 import type { DeltaFrame, RuntimeCtx, RuntimeDeps } from "../../../src/runtime/deps";
 import type { FailpointId } from "../../../src/runtime/failpoints";
 import type { RuntimeFeature } from "../../../src/runtime/feature";
@@ -46,7 +53,7 @@ export function fakeRuntime(
 ): FakeRuntime {
   const events: Event[] = [...log];
   let summary: SessionSummary | null = events.reduce<SessionSummary | null>(reduceSummary, null);
-  let controller = new AbortController();
+  let controller = new StopSource();
   const tools = new Map((opts.tools ?? []).map((t) => [t.name, t]));
   const sessionId = events[0]?.sessionId ?? "s1";
   const append = (drafts: EventDraft[]): Event[] => {
@@ -135,9 +142,12 @@ export function fakeRuntime(
     get signal() {
       return controller.signal;
     },
+    get stops() {
+      return controller;
+    },
     abort() {
       controller.abort(new Error("stopped"));
-      controller = new AbortController();
+      controller = new StopSource();
     },
     now,
     async failpoint(id) {
