@@ -3,7 +3,7 @@
  * for what comes next. Every decision is `planNextStep`'s; this file only does.
  */
 
-import { waitsForInput } from "../projections";
+import { type CallState, waitsForInput } from "../projections";
 import { parseToolArgs } from "../tools";
 import { reattachChildren, stillWaitsForChild } from "./child-calls";
 import { outboxDelay } from "./children";
@@ -29,6 +29,7 @@ export type SliceHooks = {
 export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void> {
   const startedAt = rt.now();
   let recorded = false;
+  const policy = { ...rt.policy, needsApproval: (c: CallState) => rt.needsApproval(c) };
   for (let steps = 0; ; steps++) {
     const s = rt.summary;
     const turn = s?.openTurn;
@@ -52,7 +53,7 @@ export async function runSlice(rt: RuntimeCtx, hooks: SliceHooks): Promise<void>
         lengthStreak: turn.lengthStreak ?? 0,
         ...waitHeadOf(turn),
       },
-      { ...rt.policy, needsApproval: (c) => rt.needsApproval(c) },
+      policy,
     );
     hooks.decided();
     if (!isWork(step)) return endSlice(rt, step);

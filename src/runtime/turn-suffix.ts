@@ -49,16 +49,21 @@ export class TurnSuffix {
     if (!held || held.turnId !== turn.turnId || from < held.from)
       held = { turnId: turn.turnId, from, through: from - 1, events: [], state: null };
     else if (from > held.from) held = { ...held, from, events: held.events.filter((e) => e.seq >= from), state: null };
-    const events = [...held.events];
+    // A list handed out is never changed: new events go into a copy (made once a read finds one).
+    let events = held.events;
     let through = held.through;
     for (;;) {
       const page = store.readOwnAfter(through, PAGE);
       for (const e of page) {
-        if (e.turnId === turn.turnId && e.seq >= from) events.push(e);
+        if (e.turnId === turn.turnId && e.seq >= from) {
+          if (events === held.events) events = [...events];
+          events.push(e);
+        }
         through = e.seq;
       }
       if (page.length < PAGE) break;
     }
+    if (held === this.#held && through === held.through) return held;
     this.#held = { ...held, through, events };
     return this.#held;
   }
