@@ -52,5 +52,8 @@ export class SliceRunner {
     await deliverOutbox(rt, owner);
     if (!haltedAtFailpoint()) await pollRemote(rt, owner);
     if (!haltedAtFailpoint()) await rt.arm();
+    // The MCP connections go with the alarm's work (the next slice connects again): a stream a
+    // server keeps open would hold the object in memory (docs/design.md#memory-an-object-holds).
+    rt.deps.mcp?.release();
   }
 }

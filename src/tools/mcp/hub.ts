@@ -48,6 +48,9 @@ export class McpHub {
   #cache = new Map<string, Cached>();
   /** The listing under way per server: concurrent callers share it. */
   #pending = new Map<string, Promise<Listed>>();
+  /** Requests under way on any connection; `#released`: close them all once there are none. */
+  #inFlight = 0;
+  #released = false;
 
   constructor(
     servers: readonly McpServerConfig[],
@@ -119,8 +122,7 @@ export class McpHub {
     let pending = this.#pending.get(server.name);
     if (!pending) {
       const connection = this.#connection(server);
-      pending = connection
-        .listTools()
+      pending = this.#busy(() => connection.listTools())
         .then(
           (tools) => {
             const listed = { tools, protocolVersion: connection.protocolVersion ?? "unknown" };
@@ -179,7 +181,8 @@ export class McpHub {
     };
     for (let i = 0; i < attempts; i++) {
       try {
-        const outcome = await this.#connection(server).callTool(spec.tool, args, idempotencyKey, signal, opts);
+        const connection = this.#connection(server);
+        const outcome = await this.#busy(() => connection.callTool(spec.tool, args, idempotencyKey, signal, opts));
         if (outcome.kind === "result") return mapCallResult(outcome.result);
         if (outcome.kind === "task")
           return {
@@ -238,17 +241,20 @@ export class McpHub {
     answered?: { question: McpQuestion; answer: McpAnswer },
   ): Promise<RemoteTaskStatus> {
     const connection = this.#connection(this.#server(serverName));
-    const task = taskOf(await connection.taskRequest("tasks/get", taskId, signal));
-    if (!task || task.taskId !== taskId)
-      throw new Error(`MCP server ${serverName}: tasks/get answered no task ${taskId}`);
-    if (task.status === "input_required") return taskQuestion(connection, task, signal, answered);
-    if (task.status !== "completed") return remoteStatusOf(task);
-    return remoteStatusOf(task, await connection.taskRequest("tasks/result", taskId, signal));
+    return this.#busy(async () => {
+      const task = taskOf(await connection.taskRequest("tasks/get", taskId, signal));
+      if (!task || task.taskId !== taskId)
+        throw new Error(`MCP server ${serverName}: tasks/get answered no task ${taskId}`);
+      if (task.status === "input_required") return taskQuestion(connection, task, signal, answered);
+      if (task.status !== "completed") return remoteStatusOf(task);
+      return remoteStatusOf(task, await connection.taskRequest("tasks/result", taskId, signal));
+    });
   }
 
   /** `tasks/cancel` of a task; its state after the cancel when the server says one. */
   async cancelTask(serverName: string, taskId: string, signal: AbortSignal): Promise<RemoteTaskStatus | null> {
-    const answer = await this.#connection(this.#server(serverName)).taskRequest("tasks/cancel", taskId, signal);
+    const connection = this.#connection(this.#server(serverName));
+    const answer = await this.#busy(() => connection.taskRequest("tasks/cancel", taskId, signal));
     const task = taskOf(answer);
     // A cancel that says the task completed carries no result: it is polled for it instead.
     return task && task.taskId === taskId && task.status !== "completed" ? remoteStatusOf(task) : null;
@@ -258,6 +264,25 @@ export class McpHub {
     const server = this.servers.find((s) => s.name === name);
     if (!server) throw new Error(`MCP server ${name} is no longer configured`);
     return server;
+  }
+
+  /**
+   * Closes every connection once no request is under way: a stream a server keeps open would hold
+   * the session's object in memory (docs/design.md#memory-an-object-holds). The next request connects again.
+   */
+  release(): void {
+    this.#released = true;
+    if (this.#inFlight === 0) for (const c of this.#connections.values()) c.close();
+  }
+
+  async #busy<T>(request: () => Promise<T>): Promise<T> {
+    this.#inFlight++;
+    this.#released = false;
+    try {
+      return await request();
+    } finally {
+      if (--this.#inFlight === 0 && this.#released) this.release();
+    }
   }
 
   #connection(server: McpServerConfig): McpConnection {
