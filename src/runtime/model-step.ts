@@ -155,26 +155,10 @@ async function streamAttempt(
   sliceStartedAt: number,
   stop: AbortSignal,
 ): Promise<AttemptOutcome> {
-  // Unhooked from the session's stop signal when the attempt ends (src/contract/deadline.ts).
+  // Unhooked from the session's stop signal once the stream is over (src/contract/deadline.ts).
   const linked = linkedSignal(stop);
-  try {
-    return await streamWith(rt, provider, request, tag, sliceStartedAt, stop, linked);
-  } finally {
-    linked.release();
-  }
-}
-
-async function streamWith(
-  rt: RuntimeCtx,
-  provider: ModelProvider,
-  request: ModelRequest,
-  tag: { invocationId: string; attempt: number },
-  sliceStartedAt: number,
-  stop: AbortSignal,
-  { signal, controller }: { signal: AbortSignal; controller: AbortController },
-): Promise<AttemptOutcome> {
   const answer: ModelAnswer = { text: "", thinking: "", calls: [], usage: null, finishReason: null };
-  const parts = iterateWithWatchdog(provider.stream(request, signal), {
+  const parts = iterateWithWatchdog(provider.stream(request, linked.signal), {
     idleMs: rt.policy.idleTimeoutMs,
     deadlineAt: sliceStartedAt + rt.policy.streamCutMs,
     signal: stop,
@@ -212,7 +196,7 @@ async function streamWith(
   } catch (err) {
     if (stop.aborted) return { kind: "stopped" };
     if (!(err instanceof StreamCutError)) return { kind: "failed", failure: classifyFailure(err) };
-    controller.abort(new Error(err.cut === "idle" ? "idle" : "too_long"));
+    linked.controller.abort(new Error(err.cut === "idle" ? "idle" : "too_long"));
     return err.cut === "idle"
       ? {
           kind: "failed",
@@ -230,6 +214,8 @@ async function streamWith(
             retryable: false,
           },
         };
+  } finally {
+    linked.release();
   }
   if (stop.aborted) return { kind: "stopped" };
   // docs/API.md §7.9: a stream that ends without the provider's finish is a failed attempt.
