@@ -132,49 +132,44 @@ describe("runToolStep", () => {
     await step;
   });
 
-  it("the call's deadline ends with the call: a finished call's signal never times out later", async () => {
-    // A timer left behind would hold the session object in memory until it fired
-    // (docs/design.md#memory-an-object-holds); here it would abort the finished call's signal.
+  /** A held call of a tool with `timeoutMs`, started: its step, its signal and its answer. */
+  async function startedCall(timeoutMs?: number) {
     const held = heldTool();
-    const tool = { ...held.tool, timeoutMs: 30 };
+    const tool = timeoutMs === undefined ? held.tool : { ...held.tool, timeoutMs };
     const rt = fakeRuntime(openCall().events, { tools: [tool] });
     held.bind(rt);
     const step = runToolStep(rt, callOf(rt), BASE, false);
     await held.started;
-    held.answer({ status: "ok", response: null });
-    await step;
-    const { signal } = held.seen[0]!.ctx;
+    const finish = async () => {
+      held.answer({ status: "ok", response: null });
+      await step;
+    };
+    return { rt, signal: held.seen[0]!.ctx.signal, finish };
+  }
+
+  it("the call's deadline ends with the call: a finished call's signal never times out later", async () => {
+    // A timer left behind would hold the session object in memory until it fired
+    // (docs/design.md#memory-an-object-holds); here it would abort the finished call's signal.
+    const { rt, signal, finish } = await startedCall(30);
+    await finish();
     await new Promise((r) => setTimeout(r, 80));
     expect(signal.aborted).toBe(false);
     expect(responses(rt)[0]!.content).toMatchObject({ status: "ok" });
   });
 
   it("a finished call is let go: a stop after it does not reach its signal", async () => {
-    const held = heldTool();
-    const rt = fakeRuntime(openCall().events, { tools: [held.tool] });
-    held.bind(rt);
-    const step = runToolStep(rt, callOf(rt), BASE, false);
-    await held.started;
-    held.answer({ status: "ok", response: null });
-    await step;
-    const { signal } = held.seen[0]!.ctx;
+    const { rt, signal, finish } = await startedCall();
+    await finish();
     rt.abort();
     expect(signal.aborted).toBe(false);
   });
 
   it("a call still running at its deadline sees its signal abort with a TimeoutError", async () => {
-    const held = heldTool();
-    const tool = { ...held.tool, timeoutMs: 30 };
-    const rt = fakeRuntime(openCall().events, { tools: [tool] });
-    held.bind(rt);
-    const step = runToolStep(rt, callOf(rt), BASE, false);
-    await held.started;
-    const { signal } = held.seen[0]!.ctx;
+    const { signal, finish } = await startedCall(30);
     await new Promise((r) => setTimeout(r, 80));
     expect(signal.aborted).toBe(true);
     expect((signal.reason as DOMException).name).toBe("TimeoutError");
-    held.answer({ status: "ok", response: null });
-    await step;
+    await finish();
   });
 
   it("arguments that fail the tool's schema get an invalid_arguments error; the tool never runs", async () => {
