@@ -59,21 +59,48 @@ export async function withCpuProfile<T>(
   return { value, profile };
 }
 
+/** The isolate's JS heap (bytes): in use and reserved, before and after a full collection. */
+export type HeapAfterGc = { usedBefore: number; totalBefore: number; used: number; total: number };
+
 /**
- * The isolate's JS heap in use after a full collection (bytes): what the Worker's own objects
- * retain. NaN when the inspector does not answer within `timeoutMs` (wrangler's proxy may not
- * pass these methods on).
+ * A full collection of the Worker's isolate and its JS heap before and after: what the Worker's
+ * own objects retain. workerd runs the task V8 posts for `HeapProfiler.collectGarbage` only when
+ * the isolate is next entered, so an idle Worker would never answer: `poke` (a request to the
+ * Worker) is repeated every 100 ms until the collection is done. NaNs when the inspector does
+ * not answer within `timeoutMs`.
  */
-export async function jsHeapAfterGc(inspectorPort: number, timeoutMs = 10_000): Promise<number> {
+export async function jsHeapAfterGc(
+  inspectorPort: number,
+  poke: () => Promise<unknown>,
+  timeoutMs = 20_000,
+): Promise<HeapAfterGc> {
+  const failed = { usedBefore: Number.NaN, totalBefore: Number.NaN, used: Number.NaN, total: Number.NaN };
   const { send, close } = await inspect(inspectorPort);
+  let done = false;
   const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs));
+  type Usage = { usedSize?: number; totalSize?: number } | null;
+  const poking = (async () => {
+    while (!done) {
+      await poke().catch(() => {});
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   try {
-    const usage = await Promise.race([
+    const before = (await Promise.race([send("Runtime.getHeapUsage"), timeout])) as Usage;
+    const after = (await Promise.race([
       send("HeapProfiler.collectGarbage").then(() => send("Runtime.getHeapUsage")),
       timeout,
-    ]);
-    return (usage as { usedSize?: number } | null)?.usedSize ?? Number.NaN;
+    ])) as Usage;
+    if (!before || !after) return failed;
+    return {
+      usedBefore: before.usedSize ?? Number.NaN,
+      totalBefore: before.totalSize ?? Number.NaN,
+      used: after.usedSize ?? Number.NaN,
+      total: after.totalSize ?? Number.NaN,
+    };
   } finally {
+    done = true;
+    await poking;
     close();
   }
 }
