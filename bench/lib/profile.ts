@@ -4,6 +4,7 @@
  * runs whole turns of the per-step overhead bench and of the durable-step bench; prints the top
  * functions by self time and by inclusive time.
  */
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import WebSocket from "ws";
 
 type Node = {
@@ -14,18 +15,23 @@ type Node = {
 };
 type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
 
+type Target = { webSocketDebuggerUrl: string; title?: string; id?: string };
+
 /** A DevTools protocol session with the Worker's isolate (wrangler's inspector): `send` a method, `close`. */
 async function inspect(inspectorPort: number) {
-  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
-    webSocketDebuggerUrl: string;
-    title?: string;
-  }[];
+  const list = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as Target[];
   const target = list.find((t) => !/proxy|entry/i.test(t.title ?? "")) ?? list[0];
   if (!target) throw new Error("profile: no inspector target");
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  return connect(target.webSocketDebuggerUrl);
+}
+
+/** A DevTools protocol session on one target's WebSocket. */
+async function connect(url: string) {
+  const ws = new WebSocket(url);
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
+    setTimeout(() => reject(new Error(`inspector: ${url} did not open`)), 5_000);
   });
   let next = 1;
   const waiting = new Map<number, (v: unknown) => void>();
@@ -59,23 +65,107 @@ export async function withCpuProfile<T>(
   return { value, profile };
 }
 
+/** The isolate's JS heap (bytes): in use and reserved, before and after a full collection. */
+export type HeapAfterGc = { usedBefore: number; totalBefore: number; used: number; total: number };
+
 /**
- * The isolate's JS heap in use after a full collection (bytes): what the Worker's own objects
- * retain. NaN when the inspector does not answer within `timeoutMs` (wrangler's proxy may not
- * pass these methods on).
+ * A full collection of the Worker's isolate and its JS heap before and after: what the Worker's
+ * own objects retain. workerd runs the task V8 posts for `HeapProfiler.collectGarbage` only when
+ * the isolate is next entered, so an idle Worker would never answer: `poke` (a request to the
+ * Worker) is repeated every 100 ms until the collection is done. NaNs when the inspector does
+ * not answer within `timeoutMs`.
  */
-export async function jsHeapAfterGc(inspectorPort: number, timeoutMs = 10_000): Promise<number> {
-  const { send, close } = await inspect(inspectorPort);
+export async function jsHeapAfterGc(
+  inspectorPort: number,
+  poke: () => Promise<unknown>,
+  timeoutMs = 20_000,
+): Promise<HeapAfterGc> {
+  return collect(await inspect(inspectorPort), poke, timeoutMs);
+}
+
+async function collect(
+  { send, close }: Awaited<ReturnType<typeof connect>>,
+  poke: () => Promise<unknown>,
+  timeoutMs: number,
+): Promise<HeapAfterGc> {
+  const failed = { usedBefore: Number.NaN, totalBefore: Number.NaN, used: Number.NaN, total: Number.NaN };
+  let done = false;
   const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs));
+  type Usage = { usedSize?: number; totalSize?: number } | null;
+  const poking = (async () => {
+    while (!done) {
+      await poke().catch(() => {});
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   try {
-    const usage = await Promise.race([
+    const before = (await Promise.race([send("Runtime.getHeapUsage"), timeout])) as Usage;
+    const after = (await Promise.race([
       send("HeapProfiler.collectGarbage").then(() => send("Runtime.getHeapUsage")),
       timeout,
-    ]);
-    return (usage as { usedSize?: number } | null)?.usedSize ?? Number.NaN;
+    ])) as Usage;
+    if (!before || !after) return failed;
+    return {
+      usedBefore: before.usedSize ?? Number.NaN,
+      totalBefore: before.totalSize ?? Number.NaN,
+      used: after.usedSize ?? Number.NaN,
+      total: after.totalSize ?? Number.NaN,
+    };
   } finally {
+    done = true;
+    await poking;
     close();
   }
+}
+
+/** The ports a process listens on at 127.0.0.1 (/proc/<pid>/net/tcp, matched to its socket fds). */
+function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m) inodes.add(m[1]!);
+    } catch {}
+  }
+  const ports: number[] = [];
+  for (const line of readFileSync(`/proc/${pid}/net/tcp`, "utf8").split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // local address, state 0A = LISTEN, inode
+    if (f[3] === "0A" && f[1]?.startsWith("0100007F:") && inodes.has(f[9] ?? ""))
+      ports.push(parseInt(f[1].slice(9), 16));
+  }
+  return ports;
+}
+
+/**
+ * A full collection in each of wrangler's own isolates in the Worker's workerd (miniflare's
+ * entry Worker and the assets router and proxy, every request passes through them), on
+ * workerd's own inspector: their JS heaps are tiny, so V8 never collects them, while each
+ * request leaves garbage there that holds native memory (about 4 KB a request); production has
+ * none of them. The Worker's own isolate is collected through wrangler's inspector (`jsHeapAfterGc`).
+ * Returns the isolates collected, "id used→used MB" each; an isolate a request does not enter is
+ * skipped (its collection would wait for a request forever).
+ */
+export async function collectHelperIsolates(workerdPid: number, poke: () => Promise<unknown>): Promise<string[]> {
+  const done: string[] = [];
+  for (const port of listeningPorts(workerdPid)) {
+    let list: Target[];
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/json`, { signal: AbortSignal.timeout(2_000) });
+      list = (await res.json()) as Target[];
+      if (!Array.isArray(list)) continue;
+    } catch {
+      continue;
+    }
+    for (const t of list) {
+      if (!/^(core:entry|assets:(router|rpc-proxy):)/.test(t.id ?? "")) continue;
+      try {
+        const h = await collect(await connect(t.webSocketDebuggerUrl), poke, 10_000);
+        done.push(`${t.id} ${(h.usedBefore / 1048576).toFixed(1)}→${(h.used / 1048576).toFixed(1)} MB`);
+      } catch {}
+    }
+  }
+  return done;
 }
 
 /** Self and inclusive sample time (ms) by function, top `n` of each. */
