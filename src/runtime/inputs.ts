@@ -5,7 +5,7 @@
  */
 import type { Session } from "../contract";
 import type { EventDraft } from "../log";
-import { type CallState, type InputAnswer, type PendingInput } from "../projections";
+import type { CallState, InputAnswer, PendingInput } from "../projections";
 import { rows, type SqlLike } from "../storage";
 import { answerIssues, type McpQuestion } from "../tools/mcp/questions";
 import type { CallInput, ToolResult } from "../tools/types";
