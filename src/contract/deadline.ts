@@ -45,7 +45,7 @@ export class LinkedSignal {
 /**
  * A stop signal that hands out child controllers without hooking a listener on it for each:
  * `abort()` aborts its own signal, then every child still held. A session's stop is one; each
- * tool call's signal is a child, dropped when the call ends (an `addEventListener` a call was
+ * tool call's signal is a child, dropped when the call ends (an `addEventListener` per call was
  * the costliest part of a deadline in workerd).
  */
 export class StopSource {
