@@ -78,6 +78,12 @@ function callAt(calls: readonly CallState[], callId: string): number {
   return -1;
 }
 
+/** The call `callId`, if the answer has it, replaced by a copy with `patch` (the earlier object is left as it was). */
+function patchCall(calls: CallState[], callId: string, patch: Partial<CallState>): void {
+  const i = callAt(calls, callId);
+  if (i >= 0) calls[i] = { ...calls[i]!, ...patch };
+}
+
 /** The run state of no events. */
 const EMPTY: RunState = {
   turnId: null,
@@ -181,18 +187,15 @@ export function foldRunState(prior: RunState, events: readonly Event[]): RunStat
     }
     const dispatched = a.toolDispatch;
     if (dispatched) {
-      const i = callAt(state.calls, dispatched.callId);
       const waitId = (delta?.wait as { waitId?: unknown } | undefined)?.waitId;
-      if (i >= 0)
-        state.calls[i] = {
-          ...state.calls[i]!,
-          dispatch: {
-            effect: dispatched.effect,
-            idempotencyKey: dispatched.idempotencyKey,
-            seq: e.seq,
-            ...(typeof waitId === "string" ? { waitId } : {}),
-          },
-        };
+      patchCall(state.calls, dispatched.callId, {
+        dispatch: {
+          effect: dispatched.effect,
+          idempotencyKey: dispatched.idempotencyKey,
+          seq: e.seq,
+          ...(typeof waitId === "string" ? { waitId } : {}),
+        },
+      });
     }
     // docs/design.md#remote-calls: a call whose remote task is recorded waits for it; never recovered.
     const remote = delta?.remoteTask as { callId?: unknown; waitId?: unknown } | undefined;
@@ -202,10 +205,7 @@ export function foldRunState(prior: RunState, events: readonly Event[]): RunStat
       if (call?.dispatch) state.calls[i] = { ...call, dispatch: { ...call.dispatch, waitId: remote.waitId } };
     }
     const asked = a.permissionRequest;
-    if (asked) {
-      const i = callAt(state.calls, asked.callId);
-      if (i >= 0) state.calls[i] = { ...state.calls[i]!, approval: { requestId: asked.requestId, decision: null } };
-    }
+    if (asked) patchCall(state.calls, asked.callId, { approval: { requestId: asked.requestId, decision: null } });
     const decided = a.permissionDecision;
     if (decided)
       state.calls = state.calls.map((call) =>
@@ -218,10 +218,7 @@ export function foldRunState(prior: RunState, events: readonly Event[]): RunStat
         const input = foldRound(call.input, e, call.callId);
         return input === call.input ? call : { ...call, input };
       });
-    if (c?.type === "functionResponse") {
-      const i = callAt(state.calls, c.callId);
-      if (i >= 0) state.calls[i] = { ...state.calls[i]!, answered: true };
-    }
+    if (c?.type === "functionResponse") patchCall(state.calls, c.callId, { answered: true });
     if (a.turnClose) state.closed = true;
   }
   return state;

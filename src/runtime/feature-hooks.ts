@@ -122,8 +122,11 @@ export async function deliverFeatures(rt: DeliverHost): Promise<boolean> {
 /** Hosts `http_fetch` refuses: those the features reach through their own tools. */
 export function featuresDeniedHosts(features: readonly RuntimeFeature[], env: Record<string, unknown>): string[] {
   // Neither changes while an object lives: listed once per pair, a copy handed to each call.
-  const byEnv = deniedByFeatures.get(features) ?? new WeakMap<object, readonly string[]>();
-  deniedByFeatures.set(features, byEnv);
+  let byEnv = deniedByFeatures.get(features);
+  if (!byEnv) {
+    byEnv = new WeakMap();
+    deniedByFeatures.set(features, byEnv);
+  }
   let hosts = byEnv.get(env);
   if (!hosts) {
     hosts = features.flatMap((f) => f.deniedHosts?.(env) ?? []);

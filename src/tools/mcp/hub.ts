@@ -121,11 +121,12 @@ export class McpHub {
     if (hit && "failure" in hit && now - hit.at < FAILED_LISTING_TTL_MS) return Promise.reject(hit.failure);
     let pending = this.#pending.get(server.name);
     if (!pending) {
-      const connection = this.#connection(server);
-      pending = this.#busy(() => connection.listTools())
+      pending = this.#use(server, async (c) => ({
+        tools: await c.listTools(),
+        protocolVersion: c.protocolVersion ?? "unknown",
+      }))
         .then(
-          (tools) => {
-            const listed = { tools, protocolVersion: connection.protocolVersion ?? "unknown" };
+          (listed) => {
             this.#cache.set(server.name, { at: now, ...listed });
             return listed;
           },
@@ -181,8 +182,7 @@ export class McpHub {
     };
     for (let i = 0; i < attempts; i++) {
       try {
-        const connection = this.#connection(server);
-        const outcome = await this.#busy(() => connection.callTool(spec.tool, args, idempotencyKey, signal, opts));
+        const outcome = await this.#use(server, (c) => c.callTool(spec.tool, args, idempotencyKey, signal, opts));
         if (outcome.kind === "result") return mapCallResult(outcome.result);
         if (outcome.kind === "task")
           return {
@@ -240,8 +240,7 @@ export class McpHub {
     signal: AbortSignal,
     answered?: { question: McpQuestion; answer: McpAnswer },
   ): Promise<RemoteTaskStatus> {
-    const connection = this.#connection(this.#server(serverName));
-    return this.#busy(async () => {
+    return this.#use(this.#server(serverName), async (connection) => {
       const task = taskOf(await connection.taskRequest("tasks/get", taskId, signal));
       if (!task || task.taskId !== taskId)
         throw new Error(`MCP server ${serverName}: tasks/get answered no task ${taskId}`);
@@ -253,8 +252,7 @@ export class McpHub {
 
   /** `tasks/cancel` of a task; its state after the cancel when the server says one. */
   async cancelTask(serverName: string, taskId: string, signal: AbortSignal): Promise<RemoteTaskStatus | null> {
-    const connection = this.#connection(this.#server(serverName));
-    const answer = await this.#busy(() => connection.taskRequest("tasks/cancel", taskId, signal));
+    const answer = await this.#use(this.#server(serverName), (c) => c.taskRequest("tasks/cancel", taskId, signal));
     const task = taskOf(answer);
     // A cancel that says the task completed carries no result: it is polled for it instead.
     return task && task.taskId === taskId && task.status !== "completed" ? remoteStatusOf(task) : null;
@@ -275,11 +273,12 @@ export class McpHub {
     if (this.#inFlight === 0) for (const c of this.#connections.values()) c.close();
   }
 
-  async #busy<T>(request: () => Promise<T>): Promise<T> {
+  /** A request on the server's connection, counted as under way until it ends. */
+  async #use<T>(server: McpServerConfig, request: (connection: McpConnection) => Promise<T>): Promise<T> {
     this.#inFlight++;
     this.#released = false;
     try {
-      return await request();
+      return await request(this.#connection(server));
     } finally {
       if (--this.#inFlight === 0 && this.#released) this.release();
     }
