@@ -167,20 +167,24 @@ export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event:
 }
 
 /**
- * The rows a store just committed, kept as stored (the newest, at most 64 and 128 KiB, contiguous
- * up to the head): the writer's own loop takes what follows a recent seq from here instead of
- * reading back rows it wrote (`EventStore.readOwnAfter`). A cache: cleared when an append fails.
+ * The events a store just committed, each kept with its stored row (the newest, at most 64 and
+ * 128 KiB, contiguous up to the head): the writer's own loop takes what follows a recent seq from
+ * here instead of reading back and parsing rows it wrote (`EventStore.readOwnAfter`). The event is
+ * the one the append built, equal to its row parsed (`sameAsStored` in test/unit/log); readers must not
+ * change it. A cache: cleared when an append fails.
  */
 
 const RECENT_ROWS = 64;
 const RECENT_BYTES = 128 * 1024;
 
+export type KeptEvent = EventRow & { event: Event };
+
 export class RecentRows {
-  readonly #rows: EventRow[] = [];
+  readonly #rows: KeptEvent[] = [];
   #bytes = 0;
 
-  /** Rows just committed, in order; rows that do not follow the kept ones replace them. */
-  add(rows: EventRow[]): void {
+  /** Events just committed, in order; events that do not follow the kept ones replace them. */
+  add(rows: KeptEvent[]): void {
     const kept = this.#rows;
     if (kept.length > 0 && kept.at(-1)!.seq + 1 !== rows[0]?.seq) this.clear();
     for (const r of rows) {
@@ -196,8 +200,8 @@ export class RecentRows {
     this.#bytes = 0;
   }
 
-  /** Rows with seq > `after`, at most `limit`, when the kept rows cover them up to `head`; else null. */
-  after(after: number, limit: number, head: number): EventRow[] | null {
+  /** Events with seq > `after`, at most `limit`, when the kept ones cover them up to `head`; else null. */
+  after(after: number, limit: number, head: number): KeptEvent[] | null {
     const kept = this.#rows;
     const first = kept[0]?.seq;
     if (first === undefined || first > after + 1 || kept.at(-1)!.seq !== head) return null;

@@ -7,6 +7,7 @@ import {
   externalize,
   INLINE_EVENT_LIMIT,
   insertEvent,
+  type KeptEvent,
   modelViewOf,
   nowIso,
   parseRow,
@@ -68,7 +69,7 @@ export class EventStore {
     try {
       const one = drafts.length === 1 ? this.#plain(drafts[0]!) : null;
       if (!one) {
-        const rows: EventRow[] = [];
+        const rows: KeptEvent[] = [];
         const events = this.transactionSync(() => this.#appendAll(drafts, prepare, rows));
         this.#recent.add(rows);
         return events;
@@ -82,7 +83,7 @@ export class EventStore {
         });
       else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
-      this.#recent.add([{ seq: one.event.seq, body: one.body, digest: one.event.digest }]);
+      this.#recent.add([{ seq: one.event.seq, body: one.body, digest: one.event.digest, event: one.event }]);
       return events;
     } catch (err) {
       this.#head = null;
@@ -118,20 +119,18 @@ export class EventStore {
    * trusts its own head (one writer per object, docs/design.md#where-things-live).
    */
   readOwnAfter(after: number, limit: number): Event[] {
-    return this.#rowsAfter(after, limit).map(parseRow);
-  }
-
-  #rowsAfter(after: number, limit: number): EventRow[] {
     const head = this.head().highWater;
     if (after >= head) return [];
-    return this.#recent.after(after, limit, head) ?? this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit);
+    const kept = this.#recent.after(after, limit, head);
+    if (kept) return kept.map((k) => k.event);
+    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map(parseRow);
   }
 
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
   #appendAll(
     drafts: EventDraft[],
     prepare: ((events: Event[]) => Writes | null) | undefined,
-    rows: EventRow[],
+    rows: KeptEvent[],
   ): Event[] {
     let { highWater, headDigest } = this.head();
     const out: Event[] = [];
@@ -160,7 +159,7 @@ export class EventStore {
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
       insertEvent(this.sql, event as Event, body);
-      rows.push({ seq, body, digest });
+      rows.push({ seq, body, digest, event: event as Event });
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
       highWater = seq;
