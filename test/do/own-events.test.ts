@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { canonical } from "../../src/contract/canonical";
-import type { Event, EventDraft } from "../../src/contract/event";
+import { type Event, type EventDraft, eventCallId, eventKind } from "../../src/contract/event";
 import { EventStore, INLINE_EVENT_LIMIT } from "../../src/log";
 import { parseRow } from "../../src/log/event-rows";
 import { applyMigrations } from "../../src/storage";
@@ -54,5 +54,54 @@ it("the writer's own events, as its loop reads them, are its stored rows parsed"
       expect(JSON.parse(JSON.stringify(read[i]))).toStrictEqual(parseRow(row));
     }
     expect(JSON.stringify(read[5]!.content)).toContain('"$blob"');
+  });
+});
+
+it("a commit of many events writes each its own row, whatever runs of alike events it holds", async () => {
+  const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
+  await runInDurableObject(stub, async (_o, state) => {
+    const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
+    transactionSync(() => applyMigrations(state.storage.sql));
+    const store = new EventStore(state.storage.sql, "s1", transactionSync);
+    const ev = newLog({ sessionId: "s1", turnId: "t1" });
+    ev.user("go");
+    ev.modelRequest();
+    // 60 calls in a row (more than one statement holds), then runs of other shapes.
+    for (let i = 0; i < 60; i++) ev.modelCall(`c${i}`, "read_file", { path: `p${i}` });
+    for (let i = 0; i < 3; i++) ev.dispatch(`c${i}`, "read");
+    ev.response("c0", "ok");
+    ev.modelText("between");
+    ev.modelText("and again");
+    // An author that is not a plain name is bound, not written into the statement.
+    const drafts: EventDraft[] = ev.events.map(({ seq: _s, sessionId: _i, digest: _d, ...draft }) => draft);
+    drafts.push({ ...drafts[0]!, author: "o'brien" as Event["author"] });
+    const committed = store.append(drafts);
+    const rows = state.storage.sql
+      .exec<{
+        seq: number;
+        author: string;
+        visibility: string;
+        kind: string;
+        call_id: string | null;
+        body: string;
+        digest: string;
+      }>("SELECT seq, author, visibility, kind, call_id, body, digest FROM events ORDER BY seq")
+      .toArray();
+    expect(rows).toHaveLength(drafts.length);
+    expect(rows).toEqual(
+      committed.map((e) => {
+        const { digest, ...body } = e;
+        return {
+          seq: e.seq,
+          author: e.author,
+          visibility: e.modelVisibility,
+          kind: eventKind(e),
+          call_id: eventCallId(e),
+          body: canonical(body),
+          digest,
+        };
+      }),
+    );
+    expect(rows.at(-1)!.author).toBe("o'brien");
   });
 });
