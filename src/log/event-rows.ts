@@ -5,7 +5,7 @@
  */
 import { canonical, canonicalOnce } from "../contract/canonical";
 import { type BlobRef, type Event, eventCallId, eventKind } from "../contract/event";
-import type { SqlLike, SqlValue } from "../storage/sql";
+import type { SqlLike } from "../storage/sql";
 import type { BlobStore } from "./blobs";
 
 /** Canonical JSON of an event over this size keeps its large values in the blob store (docs/API.md §3). */
@@ -99,60 +99,12 @@ function statementsFor(author: string, visibility: string, kind: string): readon
  * written: the turn is read from the body (`json_extract(body, '$.turnId')`), for old rows too.
  */
 export function insertEvent(sql: SqlLike, event: Event, body: string): void {
-  insertEvents(sql, [{ event, body }]);
-}
-
-/** Rows one statement inserts at most: workerd binds at most 100 values a statement. */
-const ROWS_PER_STATEMENT = 25;
-/** Statement texts for 1…ROWS_PER_STATEMENT rows, by the text for one. */
-const MULTI = new Map<string, string[]>();
-
-/** `text` (one row's INSERT) for `n` rows: its VALUES tuple repeated. */
-function rowsText(text: string, n: number): string {
-  if (n === 1) return text;
-  const byCount = MULTI.get(text) ?? [];
-  MULTI.set(text, byCount);
-  const at = text.indexOf(" VALUES ") + 8;
-  byCount[n] ??= `${text.slice(0, at)}${Array(n).fill(text.slice(at)).join(", ")}`;
-  return byCount[n]!;
-}
-
-/**
- * Rows for events in order: a run of events with the same literals (a model's calls, its texts)
- * is one statement of up to 25 rows, since workerd's `exec` costs about 6 µs before its statement
- * does anything (docs/design.md#3-storage).
- */
-export function insertEvents(sql: SqlLike, rows: readonly { event: Event; body: string }[]): void {
-  let i = 0;
-  while (i < rows.length) {
-    const { event, body } = rows[i]!;
-    const kind = eventKind(event);
-    const callId = eventCallId(event);
-    const texts = statementsFor(event.author, event.modelVisibility, kind);
-    if (!texts) {
-      sql.exec(ALL_BOUND, event.seq, event.author, event.modelVisibility, kind, callId, body, event.digest);
-      i++;
-      continue;
-    }
-    const text = texts[callId === null ? 0 : 1];
-    const values: SqlValue[] =
-      callId === null ? [event.seq, body, event.digest] : [event.seq, callId, body, event.digest];
-    let n = 1;
-    for (; i + n < rows.length && n < ROWS_PER_STATEMENT; n++) {
-      const next = rows[i + n]!;
-      const nextId = eventCallId(next.event);
-      const same =
-        next.event.author === event.author &&
-        next.event.modelVisibility === event.modelVisibility &&
-        eventKind(next.event) === kind &&
-        (nextId === null) === (callId === null);
-      if (!same) break;
-      if (nextId === null) values.push(next.event.seq, next.body, next.event.digest);
-      else values.push(next.event.seq, nextId, next.body, next.event.digest);
-    }
-    sql.exec(rowsText(text, n), ...values);
-    i += n;
-  }
+  const kind = eventKind(event);
+  const callId = eventCallId(event);
+  const texts = statementsFor(event.author, event.modelVisibility, kind);
+  if (!texts) sql.exec(ALL_BOUND, event.seq, event.author, event.modelVisibility, kind, callId, body, event.digest);
+  else if (callId === null) sql.exec(texts[0], event.seq, body, event.digest);
+  else sql.exec(texts[1], event.seq, callId, body, event.digest);
 }
 
 /** Moves payloads out of an event whose canonical JSON is over the inline limit (copying only what changes). */

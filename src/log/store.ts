@@ -7,7 +7,6 @@ import {
   externalize,
   INLINE_EVENT_LIMIT,
   insertEvent,
-  insertEvents,
   type KeptEvent,
   modelViewOf,
   nowIso,
@@ -159,6 +158,7 @@ export class EventStore {
       const view = modelViewOf(event);
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
+      insertEvent(this.sql, event as Event, body);
       rows.push({ seq, body, digest, event: event as Event });
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
@@ -166,7 +166,6 @@ export class EventStore {
       headDigest = digest;
       out.push(event as Event);
     }
-    insertEvents(this.sql, rows);
     prepare?.(out)?.(out);
     this.#head = { highWater, headDigest };
     return out;

@@ -57,7 +57,7 @@ it("the writer's own events, as its loop reads them, are its stored rows parsed"
   });
 });
 
-it("a commit of many events writes each its own row, whatever runs of alike events it holds", async () => {
+it("a commit of many events writes each its own row with its own columns", async () => {
   const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
   await runInDurableObject(stub, async (_o, state) => {
     const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
@@ -66,7 +66,7 @@ it("a commit of many events writes each its own row, whatever runs of alike even
     const ev = newLog({ sessionId: "s1", turnId: "t1" });
     ev.user("go");
     ev.modelRequest();
-    // 60 calls in a row (more than one statement holds), then runs of other shapes.
+    // 60 calls in a row, then runs of other shapes.
     for (let i = 0; i < 60; i++) ev.modelCall(`c${i}`, "read_file", { path: `p${i}` });
     for (let i = 0; i < 3; i++) ev.dispatch(`c${i}`, "read");
     ev.response("c0", "ok");
