@@ -167,44 +167,48 @@ export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event:
 }
 
 /**
- * The events a store just committed, each kept with its stored row (the newest, at most 64 and
- * 128 KiB, contiguous up to the head): the writer's own loop takes what follows a recent seq from
- * here instead of reading back and parsing rows it wrote (`EventStore.readOwnAfter`). The event is
- * the one the append built, equal to its row parsed (`sameAsStored` in test/unit/log); readers must not
- * change it. A cache: cleared when an append fails.
+ * The events a store just committed (the newest, at most 64 and 128 KiB of stored bodies,
+ * contiguous up to the head): the writer's own loop takes what follows a recent seq from here
+ * instead of reading back and parsing rows it wrote (`EventStore.readOwnAfter`). Each is the event
+ * the append built, equal to its row parsed (test/do/own-events.test.ts); readers must not change
+ * it. Only the bodies' sizes are kept, not the bodies. A cache: cleared when an append fails.
  */
 
 const RECENT_ROWS = 64;
 const RECENT_BYTES = 128 * 1024;
 
-export type KeptEvent = EventRow & { event: Event };
+/** A committed event and the length of its stored body. */
+export type KeptEvent = { event: Event; bytes: number };
 
 export class RecentRows {
-  readonly #rows: KeptEvent[] = [];
+  readonly #kept: KeptEvent[] = [];
   #bytes = 0;
 
   /** Events just committed, in order; events that do not follow the kept ones replace them. */
-  add(rows: KeptEvent[]): void {
-    const kept = this.#rows;
-    if (kept.length > 0 && kept.at(-1)!.seq + 1 !== rows[0]?.seq) this.clear();
-    for (const r of rows) {
-      kept.push(r);
-      this.#bytes += r.body.length;
+  add(events: KeptEvent[]): void {
+    const kept = this.#kept;
+    if (kept.length > 0 && kept.at(-1)!.event.seq + 1 !== events[0]?.event.seq) this.clear();
+    for (const k of events) {
+      kept.push(k);
+      this.#bytes += k.bytes;
     }
     while (kept.length > RECENT_ROWS || (this.#bytes > RECENT_BYTES && kept.length > 0))
-      this.#bytes -= kept.shift()!.body.length;
+      this.#bytes -= kept.shift()!.bytes;
   }
 
   clear(): void {
-    this.#rows.length = 0;
+    this.#kept.length = 0;
     this.#bytes = 0;
   }
 
   /** Events with seq > `after`, at most `limit`, when the kept ones cover them up to `head`; else null. */
-  after(after: number, limit: number, head: number): KeptEvent[] | null {
-    const kept = this.#rows;
-    const first = kept[0]?.seq;
-    if (first === undefined || first > after + 1 || kept.at(-1)!.seq !== head) return null;
-    return kept.slice(after + 1 - first, after + 1 - first + limit);
+  after(after: number, limit: number, head: number): Event[] | null {
+    const kept = this.#kept;
+    const first = kept[0]?.event.seq;
+    if (first === undefined || first > after + 1 || kept.at(-1)!.event.seq !== head) return null;
+    const out: Event[] = [];
+    const end = Math.min(kept.length, after + 1 - first + limit);
+    for (let i = after + 1 - first; i < end; i++) out.push(kept[i]!.event);
+    return out;
   }
 }

@@ -83,7 +83,7 @@ export class EventStore {
         });
       else insertEvent(this.sql, one.event, one.body);
       this.#head = { highWater: one.event.seq, headDigest: one.event.digest };
-      this.#recent.add([{ seq: one.event.seq, body: one.body, digest: one.event.digest, event: one.event }]);
+      this.#recent.add([{ event: one.event, bytes: one.body.length }]);
       return events;
     } catch (err) {
       this.#head = null;
@@ -121,9 +121,9 @@ export class EventStore {
   readOwnAfter(after: number, limit: number): Event[] {
     const head = this.head().highWater;
     if (after >= head) return [];
-    const kept = this.#recent.after(after, limit, head);
-    if (kept) return kept.map((k) => k.event);
-    return this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map(parseRow);
+    return (
+      this.#recent.after(after, limit, head) ?? this.#rows("seq > ? ORDER BY seq LIMIT ?", after, limit).map(parseRow)
+    );
   }
 
   /** Every draft in the caller's transaction: blobs, rows, model-view rows, then `prepare`'s writes. */
@@ -159,7 +159,7 @@ export class EventStore {
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
       insertEvent(this.sql, event as Event, body);
-      rows.push({ seq, body, digest, event: event as Event });
+      rows.push({ event: event as Event, bytes: body.length });
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
       highWater = seq;
