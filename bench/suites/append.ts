@@ -130,10 +130,11 @@ export async function runAppend(b: Bench): Promise<AppendResults> {
       await b.call("BENCH_LOG", obj, "truncate", [size, size]);
       return b.perOp("BENCH_LOG", r, k, 1000); // µs per event
     };
-    // Untimed runs first: three at the first size, where V8 is still compiling each contender's
+    // Untimed runs first: ten at the first size, where V8 is still compiling each contender's
     // path (on a loaded machine its background compiler lags, and the first timed runs of the
-    // contender with the most code read as slow as an unoptimized one), one at the others.
-    const warm = size === SIZES[0] ? 3 : 1;
+    // contender with the most code read as slow as an unoptimized one: with three, ours read
+    // 20.7 µs an event at 1k beside a test suite and 15.7 at 10k), one at the others.
+    const warm = size === SIZES[0] ? 10 : 1;
     for (let run = 0; run < STORAGE_RUNS + warm; run++) {
       // Interleaved, in an order that rotates every run, so drift in machine load and whatever
       // one contender leaves behind (garbage, a checkpoint) touch every contender alike.
