@@ -114,33 +114,36 @@ export async function main(): Promise<void> {
   const nice = raisePriority(Number(process.env.HW_BENCH_NICE ?? -20));
   const table = new Table();
   const r: Results = {};
-  let restarts = 0;
   log(
     `${cpus().length} CPUs, load ${load0.map((l) => l.toFixed(1)).join(" ")}; nice ${nice}; suites: ${[...want].join(", ")}`,
   );
 
-  if (want.has("steps")) {
-    // The durable-step contest on a workerd of its own: its peer, Restate, is started fresh for it,
-    // and ours meets it fresh too. After the append contest's 100,000 events our step was 10–25%
-    // slower in the same run, and the append contest after this one read up to 2× its floor.
-    const persistTo = scratchDir("hw-bench-steps-");
+  let restarts = 0;
+  /** `run` on a bench Worker of its own, stopped (its storage removed) whatever happens. */
+  const onWorker = async (name: string, run: (bench: Bench, persistTo: string) => Promise<void>) => {
+    const persistTo = scratchDir(`hw-bench-${name}-`);
     const bench = new Bench(await startBenchWorker(persistTo));
     try {
-      r.steps = await runSteps(bench);
+      await run(bench, persistTo);
     } catch (err) {
-      log(`failed; the steps worker's output ends:\n${bench.srv.logs().slice(-4000)}`);
+      log(`failed; the ${name} worker's output ends:\n${bench.srv.logs().slice(-4000)}`);
       throw err;
     } finally {
       restarts += bench.restarts;
       await bench.srv.stop();
       rmSync(persistTo, { recursive: true, force: true });
     }
-  }
+  };
+  // The durable-step contest on a workerd of its own: its peer, Restate, is started fresh for it,
+  // and ours meets it fresh too. After the append contest's 100,000 events our step was 10–25%
+  // slower in the same run, and the append contest after this one read up to 2× its floor.
+  if (want.has("steps"))
+    await onWorker("steps", async (bench) => {
+      r.steps = await runSteps(bench);
+    });
   let cold: ColdMemory | null = null;
-  if (WORKER_SUITES.some((s) => s !== "steps" && want.has(s))) {
-    const persistTo = scratchDir("hw-bench-");
-    const bench = new Bench(await startBenchWorker(persistTo));
-    try {
+  if (WORKER_SUITES.some((s) => s !== "steps" && want.has(s)))
+    await onWorker("shared", async (bench, persistTo) => {
       if (want.has("append")) r.append = await runAppend(bench);
       if (want.has("commit")) r.commit = await runCommit(bench);
       if (want.has("context")) r.context = await runContext(bench);
@@ -153,15 +156,7 @@ export async function main(): Promise<void> {
       if (want.has("reads")) r.reads = await runReads(bench);
       if (want.has("fork")) r.fork = await runFork(bench, small);
       if (want.has("bytes")) r.bytes = await bytesFigures(bench);
-    } catch (err) {
-      log(`failed; the bench worker's output ends:\n${bench.srv.logs().slice(-4000)}`);
-      throw err;
-    } finally {
-      restarts += bench.restarts;
-      await bench.srv.stop();
-      rmSync(persistTo, { recursive: true, force: true });
-    }
-  }
+    });
   if (r.append) reportAppend(r.append, table);
   if (r.commit && r.append) reportCommit(r.commit, r.append, table);
   if (r.steps) reportSteps(r.steps, table);

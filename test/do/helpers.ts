@@ -1,4 +1,7 @@
-import { exports } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { EventStore } from "../../src/log";
+import { applyMigrations } from "../../src/storage";
 
 export const TOKEN = "test-token-a";
 export const OTHER_TOKEN = "test-token-b";
@@ -146,4 +149,14 @@ export async function openSocket(
       },
     },
   };
+}
+
+/** `fn` with an event store (session "s1") over a fresh object's migrated SQLite. */
+export async function withStore(fn: (store: EventStore, sql: SqlStorage) => void | Promise<void>): Promise<void> {
+  const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
+  await runInDurableObject(stub, async (_o, state) => {
+    const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
+    transactionSync(() => applyMigrations(state.storage.sql));
+    await fn(new EventStore(state.storage.sql, "s1", transactionSync), state.storage.sql);
+  });
 }

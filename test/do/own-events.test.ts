@@ -4,22 +4,16 @@
  * payload moved to the blob store, a result with a model-view row), the event it reads must be
  * its row parsed: the same fields, and the same canonical text as the stored body.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { canonical } from "../../src/contract/canonical";
 import { type Event, type EventDraft, eventCallId, eventKind } from "../../src/contract/event";
-import { EventStore, INLINE_EVENT_LIMIT } from "../../src/log";
+import { INLINE_EVENT_LIMIT } from "../../src/log";
 import { parseRow } from "../../src/log/event-rows";
-import { applyMigrations } from "../../src/storage";
 import { newLog } from "../unit/support/fixtures";
+import { withStore } from "./helpers";
 
 it("the writer's own events, as its loop reads them, are its stored rows parsed", async () => {
-  const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
-  await runInDurableObject(stub, async (_o, state) => {
-    const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
-    transactionSync(() => applyMigrations(state.storage.sql));
-    const store = new EventStore(state.storage.sql, "s1", transactionSync);
+  await withStore((store) => {
     const ev = newLog({ sessionId: "s1", turnId: "t1" });
     ev.user("go");
     ev.modelRequest();
@@ -58,11 +52,7 @@ it("the writer's own events, as its loop reads them, are its stored rows parsed"
 });
 
 it("a commit of many events writes each its own row with its own columns", async () => {
-  const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
-  await runInDurableObject(stub, async (_o, state) => {
-    const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
-    transactionSync(() => applyMigrations(state.storage.sql));
-    const store = new EventStore(state.storage.sql, "s1", transactionSync);
+  await withStore((store, sql) => {
     const ev = newLog({ sessionId: "s1", turnId: "t1" });
     ev.user("go");
     ev.modelRequest();
@@ -76,7 +66,7 @@ it("a commit of many events writes each its own row with its own columns", async
     const drafts: EventDraft[] = ev.events.map(({ seq: _s, sessionId: _i, digest: _d, ...draft }) => draft);
     drafts.push({ ...drafts[0]!, author: "o'brien" as Event["author"] });
     const committed = store.append(drafts);
-    const rows = state.storage.sql
+    const rows = sql
       .exec<{
         seq: number;
         author: string;

@@ -3,22 +3,15 @@
  * that state and folds in only the events committed since it last asked; what it answers must be
  * what projecting the turn's suffix from the log gives, however the events arrived.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import type { Event } from "../../src/contract/event";
-import { EventStore } from "../../src/log";
 import { projectRunState } from "../../src/projections";
 import { type OpenTurnRef, TurnSuffix } from "../../src/runtime/turn-suffix";
-import { applyMigrations } from "../../src/storage";
 import { newLog } from "../unit/support/fixtures";
+import { withStore } from "./helpers";
 
 it("the kept run state equals the projection of the suffix read from the log, commit by commit", async () => {
-  const stub = env.SESSIONS.get(env.SESSIONS.newUniqueId());
-  await runInDurableObject(stub, async (_o, state) => {
-    const transactionSync = <R>(f: () => R): R => state.storage.transactionSync(f);
-    transactionSync(() => applyMigrations(state.storage.sql));
-    const store = new EventStore(state.storage.sql, "s1", transactionSync);
+  await withStore((store) => {
     const ev = newLog({ sessionId: "s1", turnId: "t1" });
     ev.user("go");
     ev.modelRequest();
