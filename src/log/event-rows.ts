@@ -174,13 +174,13 @@ export function modelViewOf<E extends Pick<Event, "content" | "actions">>(event:
  * it. Only the bodies' sizes are kept, not the bodies. A cache: cleared when an append fails.
  */
 
-const RECENT_ROWS = 64;
+const RECENT_EVENTS = 64;
 const RECENT_BYTES = 128 * 1024;
 
 /** A committed event and the length of its stored body. */
 export type KeptEvent = { event: Event; bytes: number };
 
-export class RecentRows {
+export class RecentEvents {
   readonly #kept: KeptEvent[] = [];
   #bytes = 0;
 
@@ -192,7 +192,7 @@ export class RecentRows {
       kept.push(k);
       this.#bytes += k.bytes;
     }
-    while (kept.length > RECENT_ROWS || (this.#bytes > RECENT_BYTES && kept.length > 0))
+    while (kept.length > RECENT_EVENTS || (this.#bytes > RECENT_BYTES && kept.length > 0))
       this.#bytes -= kept.shift()!.bytes;
   }
 

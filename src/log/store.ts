@@ -12,7 +12,7 @@ import {
   nowIso,
   parseRow,
   payloadOverLimit,
-  RecentRows,
+  RecentEvents,
   serializeRow,
 } from "./event-rows";
 import { chainDigest, GENESIS_DIGEST } from "./hash";
@@ -33,8 +33,8 @@ export class EventStore {
   #head: Head | null = null;
   /** The last suffix `readFrom` read: a cache, dropped when an append fails. */
   #suffix: { from: number; events: Event[] } | null = null;
-  /** The newest rows this store committed (`RecentRows`): a cache, dropped when an append fails. */
-  readonly #recent = new RecentRows();
+  /** The newest events this store committed (`RecentEvents`): a cache, dropped when an append fails. */
+  readonly #recent = new RecentEvents();
   readonly blobs: BlobStore;
 
   constructor(
@@ -69,9 +69,9 @@ export class EventStore {
     try {
       const one = drafts.length === 1 ? this.#plain(drafts[0]!) : null;
       if (!one) {
-        const rows: KeptEvent[] = [];
-        const events = this.transactionSync(() => this.#appendAll(drafts, prepare, rows));
-        this.#recent.add(rows);
+        const kept: KeptEvent[] = [];
+        const events = this.transactionSync(() => this.#appendAll(drafts, prepare, kept));
+        this.#recent.add(kept);
         return events;
       }
       const events = [one.event];
@@ -130,7 +130,7 @@ export class EventStore {
   #appendAll(
     drafts: EventDraft[],
     prepare: ((events: Event[]) => Writes | null) | undefined,
-    rows: KeptEvent[],
+    kept: KeptEvent[],
   ): Event[] {
     let { highWater, headDigest } = this.head();
     const out: Event[] = [];
@@ -159,7 +159,7 @@ export class EventStore {
       // The event object is this append's own copy: it takes its digest in place.
       (event as Event).digest = digest;
       insertEvent(this.sql, event as Event, body);
-      rows.push({ event: event as Event, bytes: body.length });
+      kept.push({ event: event as Event, bytes: body.length });
       if (view)
         this.sql.exec("INSERT INTO model_view (seq, body, digest) VALUES (?, ?, ?)", seq, canonical(view), digest);
       highWater = seq;
