@@ -333,8 +333,11 @@ export class BenchSession extends SessionObject {
     };
   }
 
+  /** The log's head seq (a read of the last row: MAX() inside COALESCE would scan the table). */
   #highWater(): number {
-    return this.ctx.storage.sql.exec<{ m: number }>("SELECT COALESCE(MAX(seq), 0) AS m FROM events").one().m;
+    return (
+      this.ctx.storage.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0
+    );
   }
 
   /**
