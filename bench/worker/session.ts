@@ -336,7 +336,8 @@ export class BenchSession extends SessionObject {
   /** The log's head seq (a read of the last row: MAX() inside COALESCE would scan the table). */
   #highWater(): number {
     return (
-      this.ctx.storage.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]?.seq ?? 0
+      this.ctx.storage.sql.exec<{ seq: number }>("SELECT seq FROM events ORDER BY seq DESC LIMIT 1").toArray()[0]
+        ?.seq ?? 0
     );
   }
 
