@@ -243,14 +243,17 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
     "≤ 1.5×",
     worstRaw <= 1.5,
   );
-  // Fails if an append reads anything that grows with the log (a COUNT, a scan for the head).
-  const growth = st.ours[large]!.cpu.median / st.ours[small]!.cpu.median;
+  // Fails if an append reads anything that grows with the log (a COUNT, a scan for the head): a
+  // read of 100k rows costs milliseconds. Against the floor's own growth in the same run, since a
+  // raw INSERT slows with the table too (its B-tree deepens; 1.22× from 1k to 100k in a run of 12-03).
+  const ours = st.ours[large]!.cpu.median / st.ours[small]!.cpu.median;
+  const floor = st.rawHashed[large]!.cpu.median / st.rawHashed[small]!.cpu.median;
   target(
-    "our append @100k vs @1k",
-    `${fmt(st.ours[large]!.cpu.median)} / ${fmt(st.ours[small]!.cpu.median)} µs`,
-    `${fmt(growth)}×`,
+    "our append @100k vs @1k, over raw INSERT + SHA-256 @100k vs @1k",
+    `${fmt(st.ours[large]!.cpu.median)} / ${fmt(st.ours[small]!.cpu.median)} µs (${fmt(ours)}×), floor ${fmt(floor)}×`,
+    `${fmt(ours / floor)}×`,
     "≤ 1.2×",
-    growth <= 1.2,
+    ours / floor <= 1.2,
   );
   const pr = st.profile;
   info("  parts @10k: canonical JSON of one event, µs", span(pr.canonical!.cpu));
