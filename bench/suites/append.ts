@@ -6,11 +6,14 @@
  * time goes, and one Worker → object RPC. Costs are CPU time of workerd per operation.
  */
 import { type Bench, log, measure } from "../lib/bench";
-import { type Cost, fmt, type Report, span, stat } from "../lib/stats";
+import { type Cost, fmt, type Report, type Stat, span, stat } from "../lib/stats";
 
 export const SIZES = [1_000, 10_000, 100_000] as const;
-/** The append contenders are cheap to run and noisy on a shared machine: more runs. */
-export const STORAGE_RUNS = 9;
+/**
+ * The append contenders are cheap to run and noisy on a shared machine: more runs. At most 11:
+ * the agents peer at 100k is left untruncated while the contest grows it by under 10%.
+ */
+export const STORAGE_RUNS = 11;
 /**
  * Operations per timed call: enough for ≥ ~20 ms of work, so the empty call's cost is small beside it.
  * Our commit path runs as many per call as the peer it is compared with, so both spread a call's
@@ -218,7 +221,7 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
       `our append (EventStore.append, 1 event), µs/event @${k(size)}`,
       span(ours.cpu),
       fmt(ours.wall.median),
-      `${fmt(ours.cpu.median / rawHashed.cpu.median)}× raw+hash`,
+      `${fmt(pairedRatio(ours.cpu, rawHashed.cpu))}× raw+hash (per run)`,
     );
     info(
       `our append, groups of 8 (one transaction each), µs/event @${k(size)}`,
@@ -235,9 +238,12 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
   }
   // Fails if an append does work beyond the INSERT and the hash of its bytes (another statement
   // per event, a read of the head from SQL, a second serialization, a second transaction).
-  const worstRaw = Math.max(...SIZES.map((s) => st.ours[s]!.cpu.median / st.rawHashed[s]!.cpu.median));
+  // Per run, ours over its floor, the median of those: both run in every run, a few calls apart, so
+  // a stretch of load on the machine falls on both sides of one ratio. Ratios of the two medians
+  // read 1.24–1.85× at one size across quiet runs of 12-03, and the paired ones 1.27–1.44×.
+  const worstRaw = Math.max(...SIZES.map((s) => pairedRatio(st.ours[s]!.cpu, st.rawHashed[s]!.cpu)));
   target(
-    "our append vs raw INSERT + SHA-256 in one loop (worst size)",
+    "our append vs raw INSERT + SHA-256 in one loop (worst size; median of per-run ratios)",
     `${fmt(worstRaw)}×`,
     `${fmt(worstRaw)}×`,
     "≤ 1.5×",
@@ -280,4 +286,10 @@ export function reportAppend(st: AppendResults, { info, target }: Report): void 
     "",
     `CPU ${fmt(st.rpcOneAppend.cpu.median, 3)} ms`,
   );
+}
+
+/** The median over runs of `a`'s sample over `b`'s from the same run. */
+export function pairedRatio(a: Stat, b: Stat): number {
+  const n = Math.min(a.samples.length, b.samples.length);
+  return stat(Array.from({ length: n }, (_, i) => a.samples[i]! / b.samples[i]!)).median;
 }
