@@ -111,23 +111,29 @@ const CASES: [Effect, Point][] = (["read", "idempotent", "write"] as Effect[]).f
 );
 
 describe.concurrent("MCP calls killed at a tool boundary recover by their effect", () => {
-  it.each(CASES)("%s killed at %s", async (effect, point) => {
-    const { row } = await run(() => crashCase(effect, point));
-    rows.push(row);
-    // Every call the server saw carried the key recorded at dispatch.
-    for (const k of row.keys) expect(k).toBe(row.dispatchKey);
-    expect(row.dispatchKey).toMatch(/^hw_[0-9a-f]{32}$/);
-    if (effect === "write") {
-      expect(row).toMatchObject({ status: "interrupted", recovery: "interrupted" });
-      // Never sent again: at F4 not at all, at F5 and F6 once.
-      expect(row.calls).toBe(point === "F4" ? 0 : 1);
-    } else {
-      expect(row).toMatchObject({ status: "ok", recovery: "rerun" });
-      expect(row.calls).toBe(point === "F4" ? 1 : 2);
-      // The idempotent tool saw its key twice and acted once.
-      if (effect === "idempotent") expect(row.effects).toBe(1);
-    }
-  });
+  it.each(CASES)(
+    "%s killed at %s",
+    async (effect, point) => {
+      const { row } = await run(() => crashCase(effect, point));
+      rows.push(row);
+      // Every call the server saw carried the key recorded at dispatch.
+      for (const k of row.keys) expect(k).toBe(row.dispatchKey);
+      expect(row.dispatchKey).toMatch(/^hw_[0-9a-f]{32}$/);
+      if (effect === "write") {
+        expect(row).toMatchObject({ status: "interrupted", recovery: "interrupted" });
+        // Never sent again: at F4 not at all, at F5 and F6 once.
+        expect(row.calls).toBe(point === "F4" ? 0 : 1);
+      } else {
+        expect(row).toMatchObject({ status: "ok", recovery: "rerun" });
+        expect(row.calls).toBe(point === "F4" ? 1 : 2);
+        // The idempotent tool saw its key twice and acted once.
+        if (effect === "idempotent") expect(row.effects).toBe(1);
+      }
+      // From the start of the concurrent block, the wait for a slot included: nine cases, two at a
+      // time, each two `wrangler dev` starts (a case took 93–174 s beside a full benchmark).
+    },
+    900_000,
+  );
 });
 
 afterAll(() => {

@@ -1,8 +1,9 @@
 /** What the context crash files share: the scenario gate, and the checks every restart must pass. */
 import { expect } from "vitest";
+import { limiter } from "../crash/run-case";
 import { describeEvent, type Event, verifyExportIndependently } from "../harness/api";
 import { type ChatMessage, type ChatRequest, type FakeOpenAI, messageText } from "../harness/fake-openai";
-import { type CrashRun, limiter, ndjsonLines, sha256Hex } from "./run-crash";
+import { type CrashRun, ndjsonLines, sha256Hex } from "./run-crash";
 
 /** Scenarios at a time (each starts `wrangler dev` twice); CRASH_CTX_CONCURRENCY=1 runs them one by one. */
 export const gate = limiter(Number(process.env.CRASH_CTX_CONCURRENCY ?? 2));

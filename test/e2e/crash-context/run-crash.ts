@@ -166,22 +166,6 @@ export async function runCrashAtFailpoint(opts: {
   }
 }
 
-/** At most `n` of the given jobs at a time (each is two `wrangler dev` starts on a 2-core machine). */
-export function limiter(n: number) {
-  let active = 0;
-  const queue: (() => void)[] = [];
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((r) => queue.push(r));
-    active++;
-    try {
-      return await fn();
-    } finally {
-      active--;
-      queue.shift()?.();
-    }
-  };
-}
-
 /** Something a scenario started and must stop, whatever the outcome. */
 export type Closeable = { close(): Promise<void> } | { cleanup(): Promise<void> };
 
